@@ -1,0 +1,100 @@
+"""``gomoku-engine bench``: fixed positions searched to a fixed depth, with a signature.
+
+Modelled on Stockfish's and rapfi's ``bench`` (``../shared/style.md`` section C): every
+position is searched from a cleared transposition table with no time limit, so the node
+counts depend only on the search code.  The signature is a CRC-32 of every position's node
+count and root score; any change to search behaviour changes it, and a test pins it at a
+small depth.  Nodes per second are reported, never asserted.
+
+The positions come from the engine's own games from the shared opening sets: an opening,
+middle games and positions where the side to move has a forced win.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import dataclass
+
+from .constants import Rule
+from .engine import Engine, Limits
+from .notation import parse_moves
+
+BENCH_HASH_MB = 16.0
+DEFAULT_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class BenchPosition:
+    name: str
+    size: int
+    rule: Rule
+    moves: str  #: position string, black first (``h8i9...``)
+
+
+POSITIONS = (
+    BenchPosition("15 opening", 15, Rule.FREESTYLE, "b6b5e6f4e2d7b4a1c7d5d8e9"),
+    BenchPosition("15 midgame A", 15, Rule.FREESTYLE,
+                  "j12o10m10m12o12l9o7k7j7n6j13l11j9j11j8j6l8k8k9k6"),
+    BenchPosition("15 midgame B", 15, Rule.FREESTYLE,
+                  "g8l6m8g12j11k9d5j9i10h9i9i8k10l9j10h10h8k11g9g7"),
+    BenchPosition("15 midgame standard", 15, Rule.STANDARD,
+                  "m2k3i5k2m6l7m7m5l8k5k4l5n5l3l4j3m3j5h3i4"),
+    BenchPosition("15 tactical", 15, Rule.FREESTYLE, "g5k2n2k5g6j4i3k4k3l4i4l3m4l5l6j5i5m2n1"),
+    BenchPosition("20 opening", 20, Rule.FREESTYLE, "j10k11l9j11i11k9"),
+    BenchPosition("20 midgame", 20, Rule.FREESTYLE,
+                  "j10k11l9j11i11k9i10k10k8i12k13n11j9h11j8l11m11j7l7m6"),
+    BenchPosition("20 tactical", 20, Rule.FREESTYLE,
+                  "k10l10k12m10j11l9l13i10k11k13l11m11m12j9n13o14n15m14n12l12n14"),
+)
+
+
+@dataclass
+class BenchLine:
+    position: BenchPosition
+    nodes: int
+    score: int
+    move: tuple[int, int]
+    seconds: float
+
+
+@dataclass
+class BenchReport:
+    lines: list[BenchLine]
+    depth: int
+
+    @property
+    def nodes(self) -> int:
+        return sum(line.nodes for line in self.lines)
+
+    @property
+    def seconds(self) -> float:
+        return sum(line.seconds for line in self.lines)
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.seconds) if self.seconds > 0 else 0
+
+    @property
+    def signature(self) -> str:
+        """CRC-32 of the node counts and scores, as 8 hex digits."""
+        text = ";".join(f"{line.nodes}:{line.score}" for line in self.lines)
+        return f"{zlib.crc32(text.encode()):08x}"
+
+
+def run_bench(depth: int = DEFAULT_DEPTH,
+              positions: tuple[BenchPosition, ...] = POSITIONS) -> BenchReport:
+    """Search every position to ``depth`` plies from a cleared TT of 16 MiB."""
+    engines: dict[tuple[int, Rule], Engine] = {}
+    lines = []
+    for pos in positions:
+        engine = engines.setdefault((pos.size, pos.rule),
+                                    Engine(pos.size, rule=pos.rule, hash_mb=BENCH_HASH_MB))
+        engine.new_game()
+        for x, y in parse_moves(pos.moves):
+            engine.board.play(x, y)
+        began = time.perf_counter()
+        result = engine.search(Limits(depth=depth))
+        lines.append(BenchLine(pos, result.nodes, result.score, result.move,
+                               time.perf_counter() - began))
+    return BenchReport(lines, depth)

@@ -1,0 +1,155 @@
+"""Command line: ``gomoku-engine`` (a click group) and ``pbrain-gomoku-engine``.
+
+With no subcommand ``gomoku-engine`` serves the Gomocup protocol on stdin/stdout, exactly
+like ``pbrain-gomoku-engine`` (the name managers look for).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+
+import click
+
+from .constants import Rule
+from .notation import format_pair, format_point, parse_moves
+
+RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}
+
+
+def serve() -> None:
+    """Run the protocol loop on this process's stdin/stdout, then exit at once."""
+    warnings.simplefilter("ignore")
+    # Managers read our stderr as protocol lines (protocol notes 1.5): silence it for good.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    sys.stderr = open(os.devnull, "w")
+    from .protocol import ProtocolLoop
+
+    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer).run()
+    try:
+        sys.stdout.flush()
+    finally:
+        os._exit(0)  # do not wait for a search thread that END has already stopped
+
+
+def pbrain_main() -> None:
+    """Entry point of ``pbrain-gomoku-engine``: the protocol loop only."""
+    serve()
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gomoku-engine")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Gomoku engine speaking the Gomocup (pbrain) protocol.
+
+    Without a subcommand, serve the protocol on stdin/stdout.
+    """
+    if ctx.invoked_subcommand is None:
+        serve()
+
+
+@main.command()
+def warmup() -> None:
+    """Compile the numba kernels into the on-disk cache (or load them) and report the time."""
+    from .engine import warmup as do_warmup
+
+    seconds = do_warmup()
+    click.echo(f"kernels ready in {seconds:.2f} s")
+
+
+@main.command()
+@click.option("--depth", default=None, type=click.IntRange(1, 30),
+              help="Search depth in plies [default: 8].")
+def bench(depth: int | None) -> None:
+    """Search fixed positions to a fixed depth; print nodes, nodes/s and a signature."""
+    from .bench import DEFAULT_DEPTH, run_bench
+
+    report = run_bench(depth or DEFAULT_DEPTH)
+    for line in report.lines:
+        click.echo(f"{line.position.name:22s} nodes {line.nodes:10d}  score {line.score:8d}  "
+                   f"best {format_pair(line.move):6s} ({format_point(line.move)})  "
+                   f"{line.seconds * 1000:8.1f} ms")
+    click.echo(f"Depth           : {report.depth}")
+    click.echo(f"Nodes searched  : {report.nodes}")
+    click.echo(f"Time (ms)       : {report.seconds * 1000:.0f}")
+    click.echo(f"Nodes/second    : {report.nps}")
+    click.echo(f"Bench signature : {report.signature}")
+
+
+@main.command()
+@click.argument("position")
+@click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
+@click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
+@click.option("--time", "time_ms", type=click.IntRange(1, None), default=1000, show_default=True,
+              help="Thinking time in ms.")
+@click.option("--depth", type=click.IntRange(1, 100), default=None, help="Maximum depth.")
+def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None) -> None:
+    """Analyse POSITION (moves like h8i9j10, or x,y pairs; black first).
+
+    Prints one line per completed iteration, then the best move.
+    """
+    from .engine import Engine, Limits, SearchInfo, mate_in
+    from .errors import GomokuError
+
+    engine = Engine(size, rule=RULES[rule])
+    try:
+        for x, y in parse_moves(position):
+            engine.board.play(x, y)
+    except GomokuError as exc:
+        raise click.BadParameter(str(exc), param_hint="POSITION") from exc
+
+    def score_text(score: int) -> str:
+        mate = mate_in(score)
+        if mate is None:
+            return str(score)
+        return f"win in {mate}" if mate > 0 else f"loss in {-mate}"
+
+    def show(info: SearchInfo) -> None:
+        pv = " ".join(format_point(p) for p in info.pv)
+        click.echo(f"depth {info.depth:2d}/{info.seldepth:<2d} score {score_text(info.score):>10s} "
+                   f"nodes {info.nodes:9d} nps {info.nps:8d} time {info.time_ms:7.0f} ms  pv {pv}")
+
+    if engine.board.is_full:
+        raise click.BadParameter("the board is full", param_hint="POSITION")
+    result = engine.search(Limits(hard_ms=time_ms, soft_ms=time_ms / 2, depth=depth), show)
+    click.echo(f"bestmove {format_pair(result.move)} ({format_point(result.move)}) "
+               f"score {score_text(result.score)} depth {result.depth}")
+
+
+@main.command()
+@click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
+@click.option("--turn-ms", type=click.IntRange(10, None), default=300, show_default=True,
+              help="INFO timeout_turn sent to both engines.")
+@click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
+@click.option("--opening", default="", help="Opening stones, e.g. h8i9j7.")
+def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
+    """Play a game between two engine processes through the protocol, drawing the board."""
+    from .board import Board
+    from .game import MoveRecord, play_game
+
+    command = [sys.executable, "-m", "gomoku_engine"]
+    interactive = sys.stdout.isatty()
+
+    def draw(board: Board, move: MoveRecord) -> None:
+        colour = "black (X)" if move.colour == 1 else "white (O)"
+        if interactive:
+            click.echo("\033[2J\033[H", nl=False)
+            click.echo(board)
+        click.echo(f"move {board.ply:3d}: {colour} plays {format_point(move.point):4s} "
+                   f"({format_pair(move.point)}) in {move.seconds * 1000:5.0f} ms")
+
+    began = time.perf_counter()
+    record = play_game(command, command, size=size, rule=RULES[rule], turn_ms=turn_ms,
+                       opening=parse_moves(opening), on_move=draw)
+    final = Board(size, rule=RULES[rule])
+    for x, y in record.opening + [m.point for m in record.moves]:
+        final.play(x, y)
+    if not interactive:
+        click.echo(final)
+    result = {0: "draw", 1: "black (X) wins", 2: "white (O) wins"}[record.winner]
+    click.echo(f"{result} ({record.reason}) after {final.ply} stones, "
+               f"{time.perf_counter() - began:.1f} s")

@@ -1,0 +1,86 @@
+"""Shared constants: cell codes, rules, line patterns, threat classes and score bounds.
+
+Every module of the engine agrees on these integers; the jitted kernels receive them as
+plain ints (numba freezes module globals into compiled code, which is what we want for
+constants that never change).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+# --- Cell codes of the flat int8 board -------------------------------------------------
+EMPTY = 0
+BLACK = 1
+WHITE = 2
+WALL = 3
+
+# Width of the wall border around the playing area. Five cells on every side let a line
+# scan or a line-key update step five cells from any on-board point without a bounds check.
+PAD = 5
+
+# Board sizes the engine accepts (square START n, or RECTSTART w,h per side).
+MIN_SIZE = 5
+MAX_SIZE = 32
+
+
+class Rule(IntEnum):
+    """Win conditions supported by this engine (``INFO rule`` bit 1 decides between them).
+
+    Source: Gomocup protocol, ``INFO rule`` bitmask (1 = exactly five); see
+    ``../shared/protocol.md`` section 4.
+    """
+
+    FREESTYLE = 0  #: five or more in a row wins
+    STANDARD = 1  #: exactly five wins; an overline (six or more) does not
+
+
+# --- Line patterns -----------------------------------------------------------------------
+# What a stone placed on an empty point makes along ONE line (one of four directions),
+# judged on the eleven cells centred on the point.  Ordered by strength.  The names are the
+# field's standard terms; "open three" covers both the straight (_XXX_) and the broken
+# (_X_XX_) three, because both become an open four in one move.  Rapfi's codes in brackets.
+DEAD = 0  #: no five can ever pass through the point on this line
+ONE = 1  #: a five is still possible, nothing more [B1/F1]
+TWO = 2  #: one move from a three [B2]
+OPEN_TWO = 3  #: one move from an open three [F2]
+THREE = 4  #: one move from a four (a closed three) [B3]
+OPEN_THREE = 5  #: one move from an open four (straight or broken three) [F3]
+FOUR = 6  #: one move from a five, with exactly one five point (a closed four) [B4]
+OPEN_FOUR = 7  #: two or more five points on the line [F4]
+FIVE = 8  #: a winning line under the rule [F5]
+OVERLINE = 9  #: six or more in a row where the rule wants exactly five [OL]
+N_PATTERNS = 10
+
+PATTERN_NAMES = (
+    "dead", "one", "two", "open two", "three", "open three",
+    "four", "open four", "five", "overline",
+)
+
+# --- Threat classes of a point (the four line patterns combined) -----------------------
+# What one move on the point threatens for one colour; this drives forced replies, move
+# ordering and the pruning of replies to a threat.  Rapfi's Pattern4 in brackets.
+T_NONE = 0
+T_THREE = 1  #: makes a closed three somewhere
+T_OPEN_THREE = 2  #: makes one open three [H_FLEX3]
+T_DOUBLE_THREE = 3  #: makes two open threes [F_FLEX3_2X]
+T_FOUR = 4  #: makes a closed four [E_BLOCK4]
+T_FOUR_THREE = 5  #: makes a four and an open three [C_BLOCK4_FLEX3]
+T_OPEN_FOUR = 6  #: makes an open four or a double four: wins by force [B_FLEX4]
+T_FIVE = 7  #: makes five: wins now [A_FIVE]
+N_THREATS = 8
+
+THREAT_NAMES = (
+    "none", "three", "open three", "double three", "four", "four-three",
+    "open four", "five",
+)
+
+# --- Scores ---------------------------------------------------------------------------------
+# Scores are int32 centi-stones of "advantage" from the side to move's point of view.
+# A won position scores MATE - plies-to-win; static evaluations are clamped well inside
+# +-EVAL_LIMIT so they can never be mistaken for a mate (sunfish's MATE_LOWER/UPPER band).
+MATE = 1_000_000
+MAX_PLY = 128
+MATE_BOUND = MATE - 2 * MAX_PLY  #: any |score| above this is a forced win or loss
+EVAL_LIMIT = 500_000
+INFINITY = MATE + 1

@@ -1,0 +1,243 @@
+"""The engine facade: a board plus a searcher with iterative deepening and time control.
+
+This is the API the protocol loop, the CLI and user code drive; it knows nothing of text.
+
+>>> engine = Engine(15)
+>>> engine.board.play(7, 7)
+>>> result = engine.search(Limits(depth=2))
+>>> engine.board.is_legal(*result.move)
+True
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .board import Board
+from .constants import EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, Rule
+from .notation import Point
+from .search import (
+    ALLOW_STOP, NODE_LIMIT, NODES, SELDEPTH, STOPPED, SearchState, clear_search_state,
+    generate_moves, new_search_state, search_depth,
+)
+
+DEFAULT_HASH_MB = 64.0
+
+
+@dataclass
+class Limits:
+    """When to stop searching.  Every limit left ``None`` is unlimited."""
+
+    hard_ms: float | None = None  #: stop the search at once after this many ms
+    soft_ms: float | None = None  #: start no new iteration after this many ms
+    depth: int | None = None  #: deepest iteration
+    nodes: int | None = None  #: node budget (checked every 1024 nodes)
+    start: float | None = None  #: ``time.perf_counter()`` when the move was asked for
+
+
+@dataclass
+class SearchInfo:
+    """Report of one completed iteration."""
+
+    depth: int  #: nominal depth of the iteration (plies)
+    seldepth: int  #: deepest ply reached (forced replies extend)
+    score: int  #: from the side to move's point of view; see :func:`mate_in`
+    nodes: int  #: nodes searched so far for this move
+    time_ms: float  #: elapsed since the move was asked for
+    pv: list[Point] = field(default_factory=list)  #: principal variation
+
+    @property
+    def nps(self) -> int:
+        """Nodes per second."""
+        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
+
+
+@dataclass
+class SearchResult:
+    """The move chosen and the last completed iteration's figures."""
+
+    move: Point
+    score: int
+    depth: int
+    nodes: int
+    time_ms: float
+    pv: list[Point]
+
+
+def mate_in(score: int) -> int | None:
+    """Plies to a forced win (positive) or loss (negative) if ``score`` is a mate score."""
+    if score > MATE_BOUND:
+        return MATE - score
+    if score < -MATE_BOUND:
+        return -(MATE + score)
+    return None
+
+
+class Engine:
+    """A board and its searcher.
+
+    :param width: board columns (5..32).
+    :param height: board rows; defaults to ``width``.
+    :param rule: win condition.
+    :param hash_mb: transposition-table size in MiB.
+    :raises ValueError: on an unsupported size.
+    """
+
+    def __init__(self, width: int = 15, height: int | None = None,
+                 rule: Rule = Rule.FREESTYLE, hash_mb: float = DEFAULT_HASH_MB) -> None:
+        self.hash_mb = hash_mb
+        self.board = Board(width, height, rule)
+        self._state = self._new_state()
+        self._lock = threading.Lock()
+
+    def _new_state(self) -> SearchState:
+        g = self.board.geometry
+        return new_search_state(g.n_cells, g.width * g.height, self.hash_mb)
+
+    # --- set-up ----------------------------------------------------------------------------
+    def new_game(self, width: int | None = None, height: int | None = None,
+                 rule: Rule | None = None) -> None:
+        """Start a new game, optionally with another size or rule; the TT is cleared."""
+        if width is None:
+            width, height = self.board.width, self.board.height
+        elif height is None:
+            height = width
+        rule = self.board.rule if rule is None else rule
+        if (width, height, rule) == (self.board.width, self.board.height, self.board.rule):
+            self.board.clear()
+        else:
+            resized = (width, height) != (self.board.width, self.board.height)
+            self.board = Board(width, height, rule)
+            if resized:
+                self._state = self._new_state()
+        clear_search_state(self._state)
+
+    def set_rule(self, rule: Rule) -> None:
+        """Change the rule, keeping the stones."""
+        if rule != self.board.rule:
+            stones, to_move = self.board.stones(), self.board.to_move
+            self.board = Board(self.board.width, self.board.height, rule)
+            self.board.set_stones(stones, to_move)
+            clear_search_state(self._state)
+
+    def set_hash_size(self, megabytes: float) -> None:
+        """Resize the transposition table (MiB); its contents are lost."""
+        if megabytes != self.hash_mb:
+            self.hash_mb = megabytes
+            self._state = self._new_state()
+
+    def clear_hash(self) -> None:
+        """Forget the transposition table, killers and history."""
+        clear_search_state(self._state)
+
+    # --- search ----------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Ask a running :meth:`search` to return as soon as possible (thread-safe)."""
+        self._state.stop[0] = 1
+
+    def search(self, limits: Limits | None = None,
+               on_iteration: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+        """Iterative deepening from depth 1 until a limit is hit; returns the best move.
+
+        The first iteration always completes (it takes well under a millisecond), so a
+        legal move is returned even with a zero budget.  The board is unchanged on return.
+
+        :param limits: time (ms), depth and node limits; ``None`` means depth 8.
+        :param on_iteration: called after every completed iteration.
+        :raises ValueError: if the board is full.
+        """
+        limits = limits or Limits(depth=8)
+        start = limits.start if limits.start is not None else time.perf_counter()
+        board = self.board
+        if board.is_full:
+            raise ValueError("the board is full")
+        if board.ply == 0:
+            centre = board.geometry.centre
+            return SearchResult(centre, 0, 0, 0, _ms_since(start), [centre])
+        with self._lock:
+            return self._iterate(limits, start, on_iteration)
+
+    def _iterate(self, limits: Limits, start: float,
+                 on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult:
+        board, ss = self.board, self._state
+        ss.stop[0] = 0
+        ss.counters[NODES] = 0
+        ss.counters[STOPPED] = 0
+        ss.counters[ALLOW_STOP] = 0
+        ss.counters[NODE_LIMIT] = limits.nodes if limits.nodes else 2**62
+        timer = None
+        if limits.hard_ms is not None:
+            remaining = limits.hard_ms / 1000 - (time.perf_counter() - start)
+            timer = threading.Timer(max(0.0, remaining), self.stop)
+            timer.daemon = True
+            timer.start()
+        max_depth = min(limits.depth or MAX_PLY - 8, MAX_PLY - 8)
+        best: SearchResult | None = None
+        last_iteration_ms = 0.0
+        try:
+            for depth in range(1, max_depth + 1):
+                before = time.perf_counter()
+                score = search_depth(board.position, board.tables, ss, depth, -INFINITY,
+                                     INFINITY)
+                if ss.counters[STOPPED] != 0 or ss.pv_len[0] == 0:
+                    break
+                elapsed = _ms_since(start)
+                pv = [board.geometry.xy(int(c)) for c in ss.pv[0, : ss.pv_len[0]]]
+                best = SearchResult(pv[0], int(score), depth, int(ss.counters[NODES]), elapsed,
+                                    pv)
+                if on_iteration is not None:
+                    on_iteration(SearchInfo(depth, int(ss.counters[SELDEPTH]), int(score),
+                                            int(ss.counters[NODES]), elapsed, pv))
+                ss.counters[ALLOW_STOP] = 1
+                this_iteration_ms = _ms_since(before)
+                mate = mate_in(int(score))
+                if mate is not None and depth > abs(mate) + 1:
+                    break  # the forced line is found; deeper search cannot change it
+                if limits.soft_ms is not None and elapsed >= limits.soft_ms:
+                    break
+                if limits.hard_ms is not None:
+                    growth = this_iteration_ms / last_iteration_ms if last_iteration_ms > 0 else 3
+                    predicted = this_iteration_ms * min(max(growth, 1.5), 6.0)
+                    if elapsed + predicted > limits.hard_ms:
+                        break
+                last_iteration_ms = this_iteration_ms
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if best is None or not board.is_legal(*best.move):
+            best = self._fallback(start)
+        return best
+
+    def _fallback(self, start: float) -> SearchResult:
+        """Highest-priority candidate, or any empty point: used only if no iteration ended."""
+        board, ss = self.board, self._state
+        n = generate_moves(board.position, board.tables, ss, 0, -1, 1)
+        cell = int(ss.move_buf[0, 0]) if n else -1
+        if cell < 0 or board.position.cells[cell] != EMPTY:
+            cell = next(int(c) for c in board.geometry.points if board.position.cells[c] == EMPTY)
+        move = board.geometry.xy(cell)
+        return SearchResult(move, 0, 0, int(ss.counters[NODES]), _ms_since(start), [move])
+
+
+def _ms_since(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+def warmup() -> float:
+    """Compile (or load from numba's on-disk cache) every kernel; returns the seconds taken.
+
+    Called by ``gomoku-engine warmup``, by ``make run`` and in the background when the
+    protocol loop starts, so compilation never happens inside a timed move.
+    """
+    began = time.perf_counter()
+    for rule in Rule:
+        engine = Engine(15, rule=rule, hash_mb=1)
+        for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
+            engine.board.play(x, y)
+        engine.search(Limits(depth=3))
+        engine.board.remove(8, 8)
+        engine.board.undo()
+    return time.perf_counter() - began

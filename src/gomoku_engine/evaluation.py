@@ -1,0 +1,140 @@
+"""Pattern evaluation: point values and threat classes from the four line patterns.
+
+Every empty point has, for each colour, four line patterns (one per direction, see
+:mod:`gomoku_engine.patterns`).  Combined they give
+
+* the point's **threat class** (``T_FIVE``, ``T_OPEN_FOUR``, ``T_FOUR_THREE``, ``T_FOUR``,
+  ``T_DOUBLE_THREE``, ``T_OPEN_THREE``, ``T_THREE``, ``T_NONE``), which drives forced replies
+  and pruning, and
+* the point's **value** for that colour: what a stone there is worth (the sum of its line
+  values plus a bonus for a double threat).  The one-ply priority of a move is its attack
+  value plus its defence value (the opponent's value of the same point).
+
+The static evaluation of a position is the sum of the values of all empty points for the
+side to move minus the same sum for the opponent, kept incrementally by
+:mod:`gomoku_engine.position`.  Line values start from the seed scoring of a published
+alpha-beta gomoku engine (five 99999, four 3800, three 680, two 110, single 20, see the
+issue tracker) shifted by one shape: an empty point whose line pattern is ``FIVE`` is what
+an existing four looks like from the board, so it carries the four's value, and so on.
+
+:func:`reference_point_patterns` and :func:`reference_evaluation` recompute everything
+from scratch in plain Python; the tests compare them with the incremental kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from .constants import (
+    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_PATTERNS, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO,
+    T_DOUBLE_THREE, T_FIVE, T_FOUR, T_FOUR_THREE, T_NONE, T_OPEN_FOUR, T_OPEN_THREE, T_THREE,
+    THREE, TWO, Rule,
+)
+from .geometry import Geometry
+from .patterns import classify_line
+
+# Value of a point per line pattern it would make (index = pattern code).
+#                   DEAD ONE TWO OPEN_TWO THREE OPEN_THREE FOUR OPEN_FOUR FIVE OVERLINE
+LINE_VALUE = np.array([0, 4, 20, 40, 110, 260, 680, 1600, 3800, 0], np.int32)
+
+# Extra value of a point that makes two threats at once (threat class index).
+THREAT_BONUS = np.array([0, 0, 0, 900, 0, 2400, 3000, 20000], np.int32)
+
+# Static evaluation = (EVAL_OWN * own sum - EVAL_OPP * opponent sum) // EVAL_DIV: the side to
+# move's threats are worth more because it moves first.
+EVAL_OWN = 6
+EVAL_OPP = 5
+EVAL_DIV = 5
+
+# Move ordering: priority = attack value + DEFENCE_NUM * defence value // DEFENCE_DIV.
+DEFENCE_NUM = 4
+DEFENCE_DIV = 5
+
+
+def threat_class(patterns: npt.ArrayLike) -> int:
+    """Threat class of a point from its four line patterns (any order)."""
+    p = list(np.asarray(patterns).ravel())
+    fours = p.count(FOUR)
+    open_threes = p.count(OPEN_THREE)
+    if FIVE in p:
+        return T_FIVE
+    if OPEN_FOUR in p or fours >= 2:
+        return T_OPEN_FOUR
+    if fours and open_threes:
+        return T_FOUR_THREE
+    if fours:
+        return T_FOUR
+    if open_threes >= 2:
+        return T_DOUBLE_THREE
+    if open_threes:
+        return T_OPEN_THREE
+    if THREE in p:
+        return T_THREE
+    return T_NONE
+
+
+def point_value(patterns: npt.ArrayLike) -> int:
+    """Value of a point for one colour from its four line patterns."""
+    p = np.asarray(patterns).ravel()
+    return int(LINE_VALUE[p].sum() + THREAT_BONUS[threat_class(p)])
+
+
+def combination_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
+    """Threat class and value of every combination of four line patterns.
+
+    :returns: ``(threat int8[65536], value int32[65536])`` indexed by
+        ``p0 | p1 << 4 | p2 << 8 | p3 << 12`` (pattern code of each direction).
+    """
+    threat = np.zeros(1 << 16, np.int8)
+    value = np.zeros(1 << 16, np.int32)
+    for code in range(1 << 16):
+        p = [(code >> (4 * d)) & 15 for d in range(4)]
+        if max(p) >= N_PATTERNS:
+            continue
+        threat[code] = threat_class(p)
+        value[code] = point_value(p)
+    return threat, value
+
+
+def static_score(own_sum: int, opp_sum: int) -> int:
+    """The static evaluation formula, shared with the kernel (clamped to +-EVAL_LIMIT)."""
+    score = (EVAL_OWN * own_sum - EVAL_OPP * opp_sum) // EVAL_DIV
+    return max(-EVAL_LIMIT, min(EVAL_LIMIT, score))
+
+
+# --- Slow reference recomputation (for tests) ---------------------------------------------
+
+def _line_around(cells: npt.NDArray[np.int8], cell: int, step: int) -> list[int]:
+    return [int(cells[cell + k * step]) for k in range(-5, 6)]
+
+
+def reference_point_patterns(geometry: Geometry, cells: npt.NDArray[np.int8], rule: Rule,
+                             cell: int, colour: int) -> list[int]:
+    """The four line patterns of ``colour`` at ``cell``, recomputed with :func:`classify_line`."""
+    return [classify_line(_line_around(cells, cell, int(step)), rule, colour)
+            for step in geometry.directions]
+
+
+def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: Rule,
+                         to_move: int) -> tuple[int, int, int]:
+    """Recompute the value sums of both colours and the static score from scratch.
+
+    :param cells: the padded ``int8[geometry.n_cells]`` board.
+    :returns: ``(black_sum, white_sum, score for to_move)``.
+    """
+    sums = [0, 0]
+    for cell in geometry.points:
+        if cells[cell] != EMPTY:
+            continue
+        for colour in (1, 2):
+            sums[colour - 1] += point_value(reference_point_patterns(geometry, cells, rule,
+                                                                     int(cell), colour))
+    own, opp = (sums[0], sums[1]) if to_move == BLACK else (sums[1], sums[0])
+    return sums[0], sums[1], static_score(own, opp)
+
+
+__all__ = [
+    "LINE_VALUE", "THREAT_BONUS", "combination_tables", "point_value", "reference_evaluation",
+    "reference_point_patterns", "static_score", "threat_class", "ONE", "TWO", "OPEN_TWO",
+]

@@ -1,0 +1,74 @@
+"""numba set-up shared by every kernel module.
+
+* :data:`njit` is ``numba.njit(cache=True, nogil=True)``: compiled code is cached on disk
+  (paid once by ``gomoku-engine warmup``) and releases the GIL so the protocol's reader
+  thread keeps running while a search thinks (``../shared/protocol.md`` section 9.4).
+* numba's cache does not notice when a kernel's *callee* in another file changes (numba
+  docs, "developer/caching").  :func:`_drop_stale_cache` therefore keys the whole cache on a
+  hash of every source file of the package and clears it when any file changed.
+* :func:`atomic_load` reads a stop flag with an atomic (monotonic) load; a plain load in a
+  tight loop can be hoisted by LLVM and never see the flag change (protocol notes 9.4).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import warnings
+from functools import partial
+from pathlib import Path
+
+import numba
+from numba import types
+from numba.core.errors import NumbaWarning
+from numba.extending import intrinsic
+
+# numba warnings would reach stderr, which some managers read as protocol lines.
+warnings.simplefilter("ignore", category=NumbaWarning)
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_CACHE_DIR = _PACKAGE_DIR / "__pycache__"
+_STAMP = _CACHE_DIR / "numba-source-hash.txt"
+
+
+def _source_hash() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE_DIR.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _drop_stale_cache() -> None:
+    """Delete numba's cache files when any source file of the package has changed."""
+    try:
+        current = _source_hash()
+        if _STAMP.exists() and _STAMP.read_text().strip() == current:
+            return
+        _CACHE_DIR.mkdir(exist_ok=True)
+        for path in _CACHE_DIR.iterdir():
+            if path.suffix in (".nbi", ".nbc"):
+                path.unlink(missing_ok=True)
+        tmp = _STAMP.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(current)
+        tmp.replace(_STAMP)
+    except OSError:
+        # A read-only install still works: numba then compiles in memory.
+        pass
+
+
+_drop_stale_cache()
+
+njit = partial(numba.njit, cache=True, nogil=True)
+
+
+@intrinsic
+def atomic_load(typingctx, flags):  # type: ignore[no-untyped-def]
+    """Atomically load ``flags[0]`` of a C-contiguous ``int64`` array (monotonic ordering)."""
+    sig = types.int64(flags)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.load_atomic(array.data, ordering="monotonic", align=8)
+
+    return sig, codegen

@@ -1,0 +1,61 @@
+"""Move notation: protocol pairs ``x,y`` and position strings like ``h8i9j10``.
+
+In a position string a letter gives the column ``x`` (``a`` = 0) and the number the row
+``y`` + 1, black first, as in ``../shared/openings/*.pos`` and the Gomocup submission checks
+(``../shared/protocol.md`` section 7.3).  Both forms use the protocol's orientation.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidMoveError
+
+Point = tuple[int, int]
+
+_LETTER_NUMBER = re.compile(r"([a-zA-Z])(\d{1,2})")
+_PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
+
+
+def parse_pair(text: str) -> Point:
+    """Parse a protocol coordinate ``"x,y"`` (spaces around the numbers are tolerated).
+
+    :raises InvalidMoveError: if the text is not two comma-separated integers.
+    """
+    match = _PAIR.fullmatch(text)
+    if not match:
+        raise InvalidMoveError(f"bad coordinates {text.strip()!r}: expected x,y")
+    return int(match.group(1)), int(match.group(2))
+
+
+def format_pair(point: Point) -> str:
+    """The protocol form ``x,y`` of a point."""
+    return f"{point[0]},{point[1]}"
+
+
+def parse_moves(text: str) -> list[Point]:
+    """Parse a move sequence: ``"h8i9j10"`` or ``"7,7 8,8 9,9"`` (``;`` also separates pairs).
+
+    :raises InvalidMoveError: on anything else.
+    """
+    text = text.strip()
+    if not text:
+        return []
+    if "," in text:
+        parts = [p for p in re.split(r"[;\s]+", text) if p]
+        return [parse_pair(p) for p in parts]
+    moves: list[Point] = []
+    pos = 0
+    for match in _LETTER_NUMBER.finditer(text):
+        if match.start() != pos:
+            break
+        moves.append((ord(match.group(1).lower()) - ord("a"), int(match.group(2)) - 1))
+        pos = match.end()
+    if pos != len(text):
+        raise InvalidMoveError(f"bad move string {text!r}: expected letter+number moves like h8i9")
+    return moves
+
+
+def format_point(point: Point) -> str:
+    """Letter-number form of a point (``(7, 7)`` -> ``"h8"``)."""
+    return f"{chr(ord('a') + point[0])}{point[1] + 1}"

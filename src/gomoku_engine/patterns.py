@@ -1,0 +1,177 @@
+"""Line patterns: what one stone on an empty point makes along one line, as lookup tables.
+
+For every empty point and each of the four directions the board keeps a 20-bit *line key*:
+the ten neighbours at distances 1..5 on both sides, two bits each (0 empty, 1 black,
+2 white, 3 wall).  A table indexed by that key gives the line pattern (``FIVE``,
+``OPEN_FOUR``, ``FOUR``, ``OPEN_THREE``, ``THREE``, ``OPEN_TWO``, ``TWO``, ``ONE``, ``DEAD``,
+``OVERLINE``) that a stone of the table's colour would make there.  This is rapfi's design
+(``game/pattern.h``: per-direction pattern codes looked up from line bit-keys, half-length
+5 so that the exactly-five rule can see an overline); the definitions here are recursive:
+
+* ``FIVE``: the run through the point is five long (or longer, under freestyle);
+* ``OPEN_FOUR`` / ``FOUR``: two or more / exactly one further point on the line makes five;
+* ``OPEN_THREE`` / ``THREE``: some further point makes an ``OPEN_FOUR`` / a ``FOUR``;
+* ``OPEN_TWO`` / ``TWO``: some further point makes an ``OPEN_THREE`` / a ``THREE``;
+* ``ONE``: some further point makes a two; ``DEAD``: no five can pass through the point.
+
+Only fives *through the point* count, so every table entry depends on the eleven cells of
+the key alone.  :func:`classify_line` is the slow, obviously correct reference that the
+tests compare the table against; :func:`build_line_table` fills the 2^20-entry table with
+the same recursion, memoised by processing keys with more own stones first.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from .constants import (
+    DEAD, FIVE, FOUR, N_PATTERNS, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO,
+    Rule,
+)
+from .jit import njit
+
+KEY_BITS = 20
+N_KEYS = 1 << KEY_BITS
+LINE_CENTRE = 5  # index of the point itself in an 11-cell line
+
+# What the best "one more stone" outcome on a line makes of the line now.
+_PROMOTE = np.array(
+    # DEAD ONE  TWO  OPEN_TWO THREE OPEN_THREE FOUR   OPEN_FOUR   FIVE OVERLINE
+    [DEAD, ONE, ONE, ONE, TWO, OPEN_TWO, THREE, OPEN_THREE, DEAD, DEAD],
+    np.int8,
+)
+
+
+def key_slot(offset: int) -> int:
+    """Slot (0..9) of the neighbour at signed distance ``offset`` (-5..-1, 1..5) in a line key."""
+    if offset == 0 or not -5 <= offset <= 5:
+        raise ValueError(f"line-key offset must be in -5..-1 or 1..5, not {offset}")
+    return offset + 5 if offset < 0 else offset + 4
+
+
+def line_to_key(line: Sequence[int]) -> int:
+    """Line key of an 11-cell line (cell codes 0..3, centre ignored), as stored on the board."""
+    key = 0
+    for i, cell in enumerate(line):
+        if i != LINE_CENTRE:
+            key |= int(cell) << (2 * key_slot(i - LINE_CENTRE))
+    return key
+
+
+def classify_line(line: Sequence[int], rule: Rule = Rule.FREESTYLE, colour: int = 1) -> int:
+    """Reference classifier: the pattern a stone of ``colour`` makes at the centre of ``line``.
+
+    :param line: 11 cell codes (0 empty, 1 black, 2 white, 3 wall); index 5 is the point.
+    :param rule: ``Rule.STANDARD`` makes an overline no five.
+    :param colour: 1 (black) or 2 (white): whose stone is placed.
+    :returns: one of the pattern codes of :mod:`gomoku_engine.constants`.
+    """
+    if len(line) != 11:
+        raise ValueError("a line has 11 cells")
+    own = tuple(1 if (c == colour or i == LINE_CENTRE) else (0 if c == 0 else 2)
+                for i, c in enumerate(line))
+    return _classify(own, rule == Rule.STANDARD)
+
+
+@lru_cache(maxsize=None)
+def _classify(line: tuple[int, ...], exact_five: bool) -> int:
+    run = 1
+    i = LINE_CENTRE - 1
+    while i >= 0 and line[i] == 1:
+        run, i = run + 1, i - 1
+    i = LINE_CENTRE + 1
+    while i < 11 and line[i] == 1:
+        run, i = run + 1, i + 1
+    if run >= 5:
+        return OVERLINE if exact_five and run > 5 else FIVE
+    fives, best = 0, DEAD
+    for j in range(1, 10):  # further stones within distance 4 of the point
+        if line[j] == 0:
+            sub = _classify(line[:j] + (1,) + line[j + 1:], exact_five)
+            if sub == FIVE:
+                fives += 1
+            elif sub != OVERLINE:
+                best = max(best, sub)
+    if fives >= 2:
+        return OPEN_FOUR
+    if fives == 1:
+        return FOUR
+    return int(_PROMOTE[best])
+
+
+@njit
+def _fill_line_table(exact_five: bool, promote: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
+    """Black's table: entry ``key`` is the pattern a black stone makes with neighbours ``key``.
+
+    Keys are visited in decreasing number of black stones, so the table entry of every
+    "one more stone" key is final before it is read.
+    """
+    own_count = np.zeros(N_KEYS, np.int8)
+    for key in range(N_KEYS):
+        n = 0
+        for s in range(10):
+            if (key >> (2 * s)) & 3 == 1:
+                n += 1
+        own_count[key] = n
+    order = np.argsort(-own_count, kind="mergesort")
+    table = np.zeros(N_KEYS, np.int8)
+    for key in order:
+        run = 1
+        s = 4  # slot of offset -1, walking left
+        while s >= 0 and (key >> (2 * s)) & 3 == 1:
+            run += 1
+            s -= 1
+        s = 5  # slot of offset +1, walking right
+        while s <= 9 and (key >> (2 * s)) & 3 == 1:
+            run += 1
+            s += 1
+        if run >= 5:
+            table[key] = OVERLINE if (exact_five and run > 5) else FIVE
+            continue
+        fives = 0
+        best = DEAD
+        for s in range(1, 9):  # slots of offsets -4..-1 and 1..4
+            if (key >> (2 * s)) & 3 == 0:
+                sub = table[key | (1 << (2 * s))]
+                if sub == FIVE:
+                    fives += 1
+                elif sub != OVERLINE and sub > best:
+                    best = sub
+        if fives >= 2:
+            table[key] = OPEN_FOUR
+        elif fives == 1:
+            table[key] = FOUR
+        else:
+            table[key] = promote[best]
+    return table
+
+
+def _swap_colours(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Exchange codes 1 and 2 in every two-bit field of the keys (3, the wall, stays)."""
+    low = keys & 0x55555
+    high = (keys >> 1) & 0x55555
+    return (low << 1) | high
+
+
+_TABLES: dict[Rule, npt.NDArray[np.int8]] = {}
+
+
+def line_table(rule: Rule) -> npt.NDArray[np.int8]:
+    """Pattern tables of both colours for ``rule``: ``int8[2, 2**20]`` (row 0 black, row 1 white).
+
+    Built once per process and rule (about 0.1 s once compiled).
+    """
+    if rule not in _TABLES:
+        black = _fill_line_table(rule == Rule.STANDARD, _PROMOTE)
+        white = black[_swap_colours(np.arange(N_KEYS, dtype=np.int64))]
+        _TABLES[rule] = np.ascontiguousarray(np.stack([black, white]))
+    return _TABLES[rule]
+
+
+def pattern_counts(table: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]:
+    """Histogram of a line table over the patterns (for tests and documentation)."""
+    return np.bincount(table.ravel(), minlength=N_PATTERNS)

@@ -1,0 +1,294 @@
+"""Position kernels: the flat int8 board with incremental line keys, patterns and evaluation.
+
+A :class:`Position` is a bundle of typed numpy arrays (numba receives it as a named
+tuple); :class:`Tables` holds what never changes during a game (line tables, pattern
+tables, Zobrist keys).  :func:`make_move` and :func:`unmake_move` update, for the at most
+40 points within five cells of the move along its four lines, the line keys, the line
+patterns of both colours, the points' threat classes and values, the per-class counts and
+the value sums; plus the stone counts of the (at most 20) five-cell windows through the
+move, which tell in O(1) whether the move made five, and the 64-bit Zobrist key.  The
+move history (moves and previous keys) is the per-ply state stack.
+
+Contract of every kernel: the caller passes a legal move (an empty on-board point) for
+``make_move``, and ``unmake_move`` undoes the last ``make_move`` exactly; nothing is
+checked here (the checked API is :class:`gomoku_engine.board.Board`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .constants import (
+    BLACK, EMPTY, EVAL_LIMIT, N_THREATS, PAD, WALL, Rule,
+)
+from .evaluation import EVAL_DIV, EVAL_OPP, EVAL_OWN, combination_tables
+from .geometry import Geometry
+from .jit import njit
+from .patterns import line_table
+
+ZOBRIST_SEED = 20261121  # fixed: keys (and so the bench signature) are the same every run
+
+
+class Tables(NamedTuple):
+    """Constant arrays of one board size and rule (read-only inside the kernels)."""
+
+    line: npt.NDArray[np.int8]  #: int8[2, 2**20] line pattern per colour and line key
+    combo_threat: npt.NDArray[np.int8]  #: int8[65536] threat class per 4-pattern code
+    combo_value: npt.NDArray[np.int32]  #: int32[65536] point value per 4-pattern code
+    zobrist: npt.NDArray[np.uint64]  #: uint64[3, n_cells]; [0, 0] is the side-to-move key
+    directions: npt.NDArray[np.int32]  #: int32[4]
+    neighbourhood: npt.NDArray[np.int32]  #: int32[24]
+    points: npt.NDArray[np.int32]  #: int32[width*height] playable cells
+    windows: npt.NDArray[np.int32]  #: int32[n_windows, 5]
+    window_dir: npt.NDArray[np.int32]  #: int32[n_windows]
+    cell_window_start: npt.NDArray[np.int32]  #: int32[n_cells+1]
+    cell_window_list: npt.NDArray[np.int32]  #: int32[...]
+    params: npt.NDArray[np.int64]  #: int64[4]: exact_five, width, height, stride
+
+
+class Position(NamedTuple):
+    """Mutable state of one game (index 0 of a colour axis is black, 1 is white)."""
+
+    cells: npt.NDArray[np.int8]  #: int8[n_cells]: EMPTY / BLACK / WHITE / WALL
+    keys: npt.NDArray[np.int32]  #: int32[n_cells, 4] line key per point and direction
+    patterns: npt.NDArray[np.int8]  #: int8[2, n_cells, 4] line pattern per colour
+    threat: npt.NDArray[np.int8]  #: int8[2, n_cells] threat class (0 on occupied points)
+    value: npt.NDArray[np.int32]  #: int32[2, n_cells] point value (0 on occupied points)
+    near: npt.NDArray[np.int8]  #: int8[n_cells] stones in the 5x5 square around a point
+    threat_count: npt.NDArray[np.int32]  #: int32[2, N_THREATS] empty points per class
+    value_sum: npt.NDArray[np.int64]  #: int64[2] sum of point values per colour
+    window_count: npt.NDArray[np.int8]  #: int8[2, n_windows] stones per window and colour
+    state: npt.NDArray[np.int64]  #: int64[3]: stones played, side to move, winner (0/1/2)
+    key: npt.NDArray[np.uint64]  #: uint64[1] Zobrist key of the position
+    moves: npt.NDArray[np.int32]  #: int32[width*height] move stack
+    key_stack: npt.NDArray[np.uint64]  #: uint64[width*height] key before each move
+
+
+# state[] indices
+PLY = 0
+TO_MOVE = 1
+WINNER = 2
+
+
+def make_tables(geometry: Geometry, rule: Rule) -> Tables:
+    """Build the constant tables for a board size and rule (line tables are cached per rule)."""
+    threat, value = combination_tables()
+    rng = np.random.default_rng(ZOBRIST_SEED)
+    zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)
+    zobrist = zobrist.astype(np.uint64) * np.uint64(2) + np.uint64(1)
+    params = np.array([int(rule == Rule.STANDARD), geometry.width, geometry.height,
+                       geometry.stride], np.int64)
+    return Tables(line_table(rule), threat, value, zobrist, geometry.directions,
+                  geometry.neighbourhood, geometry.points, geometry.windows,
+                  geometry.window_dir, geometry.cell_window_start, geometry.cell_window_list,
+                  params)
+
+
+def new_position(geometry: Geometry, tables: Tables) -> Position:
+    """An empty board: allocate the arrays and fill them with :func:`reset_position`."""
+    n, nw, npts = geometry.n_cells, geometry.n_windows, geometry.width * geometry.height
+    position = Position(
+        cells=np.full(n, WALL, np.int8),
+        keys=np.zeros((n, 4), np.int32),
+        patterns=np.zeros((2, n, 4), np.int8),
+        threat=np.zeros((2, n), np.int8),
+        value=np.zeros((2, n), np.int32),
+        near=np.zeros(n, np.int8),
+        threat_count=np.zeros((2, N_THREATS), np.int32),
+        value_sum=np.zeros(2, np.int64),
+        window_count=np.zeros((2, nw), np.int8),
+        state=np.zeros(3, np.int64),
+        key=np.zeros(1, np.uint64),
+        moves=np.zeros(npts + 1, np.int32),
+        key_stack=np.zeros(npts + 1, np.uint64),
+    )
+    reset_position(position, tables)
+    return position
+
+
+@njit
+def _slot_shift(offset: int) -> int:
+    """Bit shift of the neighbour at signed distance ``offset`` in a line key."""
+    return 2 * (offset + 5) if offset < 0 else 2 * (offset + 4)
+
+
+@njit
+def _combine(pos: Position, tab: Tables, side: int, cell: int) -> int:
+    p = pos.patterns
+    return (p[side, cell, 0] | (p[side, cell, 1] << 4) | (p[side, cell, 2] << 8)
+            | (p[side, cell, 3] << 12))
+
+
+@njit
+def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
+    """Re-read the patterns of an empty, counted point whose line ``d`` changed."""
+    key = pos.keys[cell, d]
+    for side in range(2):
+        pos.patterns[side, cell, d] = tab.line[side, key]
+        code = _combine(pos, tab, side, cell)
+        t = tab.combo_threat[code]
+        v = tab.combo_value[code]
+        pos.threat_count[side, pos.threat[side, cell]] -= 1
+        pos.threat_count[side, t] += 1
+        pos.value_sum[side] += v - pos.value[side, cell]
+        pos.threat[side, cell] = t
+        pos.value[side, cell] = v
+
+
+@njit
+def _add_point(pos: Position, tab: Tables, cell: int) -> None:
+    """Compute all patterns of a point that has just become empty and count it."""
+    for side in range(2):
+        for d in range(4):
+            pos.patterns[side, cell, d] = tab.line[side, pos.keys[cell, d]]
+        code = _combine(pos, tab, side, cell)
+        t = tab.combo_threat[code]
+        v = tab.combo_value[code]
+        pos.threat_count[side, t] += 1
+        pos.value_sum[side] += v
+        pos.threat[side, cell] = t
+        pos.value[side, cell] = v
+
+
+@njit
+def _remove_point(pos: Position, cell: int) -> None:
+    """Stop counting a point that has just been occupied."""
+    for side in range(2):
+        pos.threat_count[side, pos.threat[side, cell]] -= 1
+        pos.value_sum[side] -= pos.value[side, cell]
+        pos.threat[side, cell] = 0
+        pos.value[side, cell] = 0
+
+
+@njit
+def reset_position(pos: Position, tab: Tables) -> None:
+    """Empty the board and recompute every incremental array from scratch."""
+    pos.cells[:] = WALL
+    for cell in tab.points:
+        pos.cells[cell] = EMPTY
+    n = pos.cells.shape[0]
+    for cell in range(n):
+        for d in range(4):
+            step = tab.directions[d]
+            key = 0
+            for k in range(-5, 6):
+                if k == 0:
+                    continue
+                other = cell + k * step
+                code = WALL if (other < 0 or other >= n) else pos.cells[other]
+                key |= code << _slot_shift(k)
+            pos.keys[cell, d] = key
+    pos.patterns[:] = 0
+    pos.threat[:] = 0
+    pos.value[:] = 0
+    pos.near[:] = 0
+    pos.threat_count[:] = 0
+    pos.value_sum[:] = 0
+    pos.window_count[:] = 0
+    for cell in tab.points:
+        _add_point(pos, tab, cell)
+    pos.state[PLY] = 0
+    pos.state[TO_MOVE] = BLACK
+    pos.state[WINNER] = 0
+    pos.key[0] = 0
+
+
+@njit
+def make_move(pos: Position, tab: Tables, cell: int) -> bool:
+    """Play the side to move's stone on ``cell``; returns True if it made a winning five.
+
+    Mutates every array of ``pos``; :func:`unmake_move` restores them.
+    """
+    colour = pos.state[TO_MOVE]
+    side = colour - 1
+    _remove_point(pos, cell)
+    pos.cells[cell] = colour
+    won = False
+    exact_five = tab.params[0] != 0
+    for i in range(tab.cell_window_start[cell], tab.cell_window_start[cell + 1]):
+        w = tab.cell_window_list[i]
+        pos.window_count[side, w] += 1
+        if pos.window_count[side, w] == 5:
+            if exact_five:
+                step = tab.directions[tab.window_dir[w]]
+                if (pos.cells[tab.windows[w, 0] - step] != colour
+                        and pos.cells[tab.windows[w, 4] + step] != colour):
+                    won = True
+            else:
+                won = True
+    for off in tab.neighbourhood:
+        pos.near[cell + off] += 1
+    for d in range(4):
+        step = tab.directions[d]
+        for k in range(1, 6):
+            ahead = cell + k * step
+            pos.keys[ahead, d] |= colour << _slot_shift(-k)
+            if pos.cells[ahead] == EMPTY:
+                _refresh_line(pos, tab, ahead, d)
+            behind = cell - k * step
+            pos.keys[behind, d] |= colour << _slot_shift(k)
+            if pos.cells[behind] == EMPTY:
+                _refresh_line(pos, tab, behind, d)
+    ply = pos.state[PLY]
+    pos.moves[ply] = cell
+    pos.key_stack[ply] = pos.key[0]
+    pos.key[0] ^= tab.zobrist[colour, cell] ^ tab.zobrist[0, 0]
+    pos.state[PLY] = ply + 1
+    pos.state[TO_MOVE] = 3 - colour
+    if won:
+        pos.state[WINNER] = colour
+    return won
+
+
+@njit
+def unmake_move(pos: Position, tab: Tables) -> None:
+    """Take back the last move played with :func:`make_move`."""
+    ply = pos.state[PLY] - 1
+    cell = pos.moves[ply]
+    colour = pos.cells[cell]
+    side = colour - 1
+    pos.cells[cell] = EMPTY
+    for i in range(tab.cell_window_start[cell], tab.cell_window_start[cell + 1]):
+        pos.window_count[side, tab.cell_window_list[i]] -= 1
+    for off in tab.neighbourhood:
+        pos.near[cell + off] -= 1
+    for d in range(4):
+        step = tab.directions[d]
+        for k in range(1, 6):
+            ahead = cell + k * step
+            pos.keys[ahead, d] &= ~(3 << _slot_shift(-k))
+            if pos.cells[ahead] == EMPTY:
+                _refresh_line(pos, tab, ahead, d)
+            behind = cell - k * step
+            pos.keys[behind, d] &= ~(3 << _slot_shift(k))
+            if pos.cells[behind] == EMPTY:
+                _refresh_line(pos, tab, behind, d)
+    _add_point(pos, tab, cell)
+    pos.key[0] = pos.key_stack[ply]
+    pos.state[PLY] = ply
+    pos.state[TO_MOVE] = colour
+    pos.state[WINNER] = 0
+
+
+@njit
+def evaluate(pos: Position) -> int:
+    """Static evaluation for the side to move (int, clamped to +-EVAL_LIMIT).
+
+    See :func:`gomoku_engine.evaluation.static_score` for the formula.
+    """
+    side = pos.state[TO_MOVE] - 1
+    own = pos.value_sum[side]
+    opp = pos.value_sum[1 - side]
+    score = (EVAL_OWN * own - EVAL_OPP * opp) // EVAL_DIV
+    if score > EVAL_LIMIT:
+        return EVAL_LIMIT
+    if score < -EVAL_LIMIT:
+        return -EVAL_LIMIT
+    return score
+
+
+__all__ = ["PAD", "Position", "Tables", "evaluate", "make_move", "make_tables", "new_position",
+           "reset_position", "unmake_move"]

@@ -1,0 +1,492 @@
+"""The Gomocup ("pbrain") protocol loop on a pair of byte streams.
+
+Layout (``../shared/protocol.md`` sections 1.6 and 9.4): a *reader* thread reads stdin,
+stamps every line with its arrival time and queues it; it acts on ``END``, ``YXSTOP`` and
+``STOP`` at once, even while a search runs (the search kernel releases the GIL).  The
+*main* thread executes the queued commands in order and runs the searches.  Engine
+warm-up (numba compile or cache load) runs in a third thread from the start, so ``ABOUT``
+and ``START`` are answered at once and only the first move waits for it.
+
+Replies are single lines ending in ``\\n``, written under one lock and flushed at once.
+Nothing else reaches stdout; bad input gets ``ERROR <reason>`` with the game state left as
+it was, unknown commands ``UNKNOWN <text>``; a move request is never answered with ERROR
+once a game exists.  Only :class:`gomoku_engine.engine.Engine`'s public API is used here.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from . import __version__
+from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule
+from .engine import Engine, Limits, SearchInfo, SearchResult, mate_in, warmup
+from .errors import GomokuError
+from .notation import Point, format_pair, format_point, parse_pair
+from .timeman import UNLIMITED, TimeControl
+
+ABOUT = (f'name="gomoku-engine", version="{__version__}", '
+         'author="gomoku-engine developers", country="International"')
+
+#: MiB of INFO max_memory kept for Python, numba and the tables; the rest is hash
+#: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
+MEMORY_RESERVE_MB = 230
+#: Longest wait for the warm-up before START answers OK, seconds.
+START_WAIT_S = 2.0
+#: Commands the reader thread acts on itself, without waiting for the main thread.
+_IMMEDIATE = {"END", "YXSTOP", "STOP"}
+#: Known command words (an unterminated BOARD block ends when one of these arrives).
+_COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
+             "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
+             "YXHASHCLEAR", "SWAP2BOARD"}
+_BLOCK_COMMANDS = {"BOARD", "YXBOARD", "SWAP2BOARD"}
+
+
+@dataclass
+class _Line:
+    text: str
+    arrived: float  # time.perf_counter() when the reader got it
+
+
+@dataclass
+class _Settings:
+    """Everything ``INFO`` can set; kept across START (managers send INFO in any order)."""
+
+    time: TimeControl = field(default_factory=TimeControl)
+    max_memory: int = 0
+    rule_code: int = 0
+    max_depth: int | None = None
+    max_nodes: int | None = None
+    show_detail: int = 0
+    pending_messages: list[str] = field(default_factory=list)
+
+
+class Output:
+    """Thread-safe line writer: one lock around write and flush (protocol notes 1.4)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self.closed = False  # set by END: nothing more may be printed
+
+    def line(self, text: str) -> None:
+        data = (text.replace("\r", " ").replace("\n", " ") + "\n").encode("ascii", "replace")
+        with self._lock:
+            if self.closed:
+                return
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+            except (OSError, ValueError):
+                self.closed = True  # the manager went away; keep quiet from now on
+
+
+class ProtocolLoop:
+    """One engine process's protocol session.
+
+    :param stdin: binary input stream (the manager's commands).
+    :param stdout: binary output stream (our replies).
+    :param engine_factory: builds an :class:`Engine` for ``(width, height)``; tests may
+        pass a factory with a small hash table.
+    """
+
+    def __init__(self, stdin: BinaryIO, stdout: BinaryIO,
+                 engine_factory: Callable[[int, int], Engine] | None = None,
+                 warm_up: bool = True) -> None:
+        self._stdin = stdin
+        self.out = Output(stdout)
+        self._queue: queue.Queue[_Line | None] = queue.Queue()
+        self._factory = engine_factory or (lambda w, h: Engine(w, h))
+        self._settings = _Settings()
+        self._size: tuple[int, int] | None = None
+        self._engine: Engine | None = None
+        self._thinking = threading.Event()
+        self._ending = threading.Event()
+        self._warm = threading.Event()
+        if warm_up:
+            threading.Thread(target=self._warm_up, name="warmup", daemon=True).start()
+        else:
+            self._warm.set()
+
+    # --- threads ---------------------------------------------------------------------------
+    def _warm_up(self) -> None:
+        try:
+            warmup()
+        finally:
+            self._warm.set()
+
+    def _read(self) -> None:
+        """Reader thread: split stdin into lines at CR, LF or CRLF and queue them."""
+        pending = b""
+        read = getattr(self._stdin, "read1", self._stdin.read)  # whatever is there: a bare
+        while True:                                              # CR must not wait for LF
+            try:
+                chunk = read(65536)
+            except (OSError, ValueError):
+                chunk = b""
+            if not chunk:
+                break
+            pending += chunk
+            parts = pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+            pending = parts.pop()
+            lines = [raw for raw in parts if raw.strip()]
+            for raw in lines:
+                self._accept(raw, alone=len(lines) == 1)
+        if pending.strip():
+            self._accept(pending, alone=False)
+        self._queue.put(None)  # end of input: finish the queued commands, then exit
+
+    def _accept(self, raw: bytes, alone: bool) -> None:
+        """Queue one line, or act on it at once.
+
+        END sent on its own (a manager's END, a user typing it) acts at once, even during a
+        search.  END that arrives together with other lines (a script piped in) is queued
+        like any command, so that every earlier command is answered first.
+        """
+        text = raw.decode("ascii", "replace").strip()
+        word = text.split()[0].upper()
+        if word == "END" and alone:
+            self._end()
+            return
+        if word in ("YXSTOP", "STOP"):
+            if self._thinking.is_set() and self._engine is not None:
+                self._engine.stop()
+            return
+        self._queue.put(_Line(text, time.perf_counter()))
+
+    def _end(self) -> None:
+        """END: stop any search at once and print nothing more."""
+        self.out.closed = True
+        self._ending.set()
+        if self._engine is not None:
+            self._engine.stop()
+
+    def run(self) -> None:
+        """Serve commands until END or the end of input; returns at once on END.
+
+        The commands run in a daemon worker thread, so that END can end the session even
+        while that thread is busy (a search, or waiting for the first compile).
+        """
+        threading.Thread(target=self._read, name="stdin-reader", daemon=True).start()
+        threading.Thread(target=self._execute, name="commands", daemon=True).start()
+        self._ending.wait()
+
+    def _execute(self) -> None:
+        while not self._ending.is_set():
+            line = self._queue.get()
+            if line is None:
+                break
+            try:
+                self._dispatch(line)
+            except Exception as exc:  # never die: report and keep the game going
+                self.out.line(f"ERROR internal error: {type(exc).__name__}: {exc}")
+        self._ending.set()
+
+    # --- dispatch --------------------------------------------------------------------------
+    def _dispatch(self, line: _Line) -> None:
+        word, _, rest = line.text.partition(" ")
+        word = word.upper()
+        rest = rest.strip()
+        handler = getattr(self, f"_cmd_{word.lower()}", None) if word in _COMMANDS else None
+        if handler is None:
+            self.out.line(f"UNKNOWN command {line.text[:200]}")
+            return
+        if word != "INFO":
+            self._flush_messages()
+        handler(rest, line)
+
+    def _flush_messages(self) -> None:
+        for message in self._settings.pending_messages:
+            self.out.line(f"MESSAGE {message}")
+        self._settings.pending_messages.clear()
+
+    def _next_line(self) -> _Line | None:
+        line = self._queue.get()
+        if line is None:
+            self._queue.put(None)  # let run() see the end too
+        return line
+
+    # --- game set-up -----------------------------------------------------------------------
+    def _need_engine(self) -> Engine | None:
+        """The engine for the current game (built on first use), or None before START."""
+        if self._size is None:
+            self.out.line("ERROR no game started: send START first")
+            return None
+        if self._engine is None or (self._engine.board.width,
+                                    self._engine.board.height) != self._size:
+            self._warm.wait()
+            self._engine = self._factory(*self._size)
+            self._apply_settings()
+        return self._engine
+
+    def _apply_settings(self) -> None:
+        engine = self._engine
+        if engine is None:
+            return
+        code = self._settings.rule_code
+        engine.set_rule(Rule.STANDARD if code == 1 else Rule.FREESTYLE)
+        memory = self._settings.max_memory
+        if memory > 0:
+            # Reserve ~200 MiB for Python, numba and tables (protocol notes 5.5).
+            engine.set_hash_size(float(max(1, min(256, (memory >> 20) - MEMORY_RESERVE_MB))))
+
+    def _start_game(self, width: int, height: int) -> None:
+        time_control = self._settings.time
+        time_control.left_ms = time_control.match_ms if time_control.match_ms > 0 else UNLIMITED
+        if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
+            self.out.line(f"ERROR unsupported size {width}x{height}: sides must be "
+                          f"{MIN_SIZE}..{MAX_SIZE}")
+            return
+        self._size = (width, height)
+        if self._engine is not None and (self._engine.board.width,
+                                         self._engine.board.height) == self._size:
+            self._engine.new_game()
+        else:
+            self._engine = None
+            # With a warm numba cache the warm-up ends well within the wait and the first
+            # move is not charged for it; a cold compile takes longer, and then OK must not
+            # wait (c-gomoku-cli wants it within 3 s): the engine is built on first use.
+            if self._warm.wait(START_WAIT_S):
+                self._need_engine()
+        self.out.line("OK")
+
+    def _cmd_start(self, rest: str, line: _Line) -> None:
+        numbers = rest.replace(",", " ").split()
+        try:
+            sizes = [int(n) for n in numbers]
+        except ValueError:
+            sizes = []
+        if len(sizes) not in (1, 2):
+            self.out.line(f"ERROR bad START {rest!r}: expected START <size>")
+            return
+        self._start_game(sizes[0], sizes[-1])
+
+    def _cmd_rectstart(self, rest: str, line: _Line) -> None:
+        try:
+            width, height = parse_pair(rest)
+        except GomokuError:
+            self.out.line(f"ERROR bad RECTSTART {rest!r}: expected RECTSTART <width>,<height>")
+            return
+        self._start_game(width, height)
+
+    def _cmd_restart(self, rest: str, line: _Line) -> None:
+        if self._size is None:
+            self.out.line("ERROR no game started: send START first")
+            return
+        self._start_game(*self._size)
+
+    def _cmd_info(self, rest: str, line: _Line) -> None:
+        key, _, value = rest.partition(" ")
+        key, value = key.lower(), value.strip()
+        settings = self._settings
+        known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
+                 "max_depth", "max_node", "show_detail"}
+        if key not in known:
+            return  # game_type, folder, evaluate and every extension key: ignored silently
+        try:
+            number = int(value)
+        except ValueError:
+            settings.pending_messages.append(f"ignored INFO {key} {value!r}: not an integer")
+            return
+        if key == "timeout_turn":
+            settings.time.turn_ms = max(0, number)
+        elif key == "timeout_match":
+            settings.time.match_ms = max(0, number)
+            if settings.time.left_ms == UNLIMITED and number > 0:
+                settings.time.left_ms = number
+        elif key == "time_left":
+            settings.time.left_ms = number
+        elif key == "max_memory":
+            settings.max_memory = max(0, number)
+            self._apply_settings()
+        elif key == "rule":
+            self._set_rule(number)
+        elif key == "max_depth":
+            settings.max_depth = number if number > 0 else None
+        elif key == "max_node":
+            settings.max_nodes = number if number > 0 else None
+        elif key == "show_detail":
+            settings.show_detail = number
+
+    def _set_rule(self, code: int) -> None:
+        if code & ~1:
+            self._settings.pending_messages.append(
+                f"rule {code} is not supported yet (renju, caro and continuous games come "
+                "later); playing freestyle")
+            code = 0
+        self._settings.rule_code = code
+        self._apply_settings()
+
+    def _cmd_about(self, rest: str, line: _Line) -> None:
+        self.out.line(ABOUT)
+
+    def _cmd_yxshowinfo(self, rest: str, line: _Line) -> None:
+        self.out.line(f"MESSAGE gomoku-engine {__version__}")
+        self.out.line("MESSAGE INFO MAX_THREAD_NUM 1")
+        self.out.line("MESSAGE INFO MAX_HASH_SIZE 20")
+
+    def _cmd_yxhashclear(self, rest: str, line: _Line) -> None:
+        if self._engine is not None:
+            self._engine.clear_hash()
+
+    def _cmd_yxstop(self, rest: str, line: _Line) -> None:
+        pass  # handled by the reader thread; idle YXSTOP does nothing
+
+    _cmd_stop = _cmd_yxstop
+
+    def _cmd_end(self, rest: str, line: _Line) -> None:
+        self._end()
+
+    # --- moves -----------------------------------------------------------------------------
+    def _cmd_begin(self, rest: str, line: _Line) -> None:
+        engine = self._need_engine()
+        if engine is not None:
+            self._reply_move(engine, line)
+
+    def _cmd_turn(self, rest: str, line: _Line) -> None:
+        engine = self._need_engine()
+        if engine is None:
+            return
+        try:
+            x, y = parse_pair(rest)
+            engine.board.play(x, y)
+        except GomokuError as exc:
+            self.out.line(f"ERROR TURN {rest}: {exc}")
+            return
+        self._reply_move(engine, line)
+
+    def _cmd_play(self, rest: str, line: _Line) -> None:
+        engine = self._need_engine()
+        if engine is None:
+            return
+        try:
+            x, y = parse_pair(rest)
+            engine.board.play(x, y)
+        except GomokuError as exc:
+            self.out.line(f"ERROR PLAY {rest}: {exc}")
+            return
+        self.out.line(format_pair((x, y)))
+
+    def _cmd_takeback(self, rest: str, line: _Line) -> None:
+        engine = self._need_engine()
+        if engine is None:
+            return
+        try:
+            x, y = parse_pair(rest)
+            engine.board.remove(x, y)
+        except GomokuError as exc:
+            self.out.line(f"ERROR TAKEBACK {rest}: {exc}")
+            return
+        self.out.line("OK")
+
+    def _read_block(self, first: str) -> tuple[list[str], _Line | None]:
+        """Tokens of a BOARD-like block up to DONE, and a command that cut it short."""
+        tokens: list[str] = []
+        text = first
+        while True:
+            for token in text.split():
+                if token.upper() == "DONE":
+                    return tokens, None
+                tokens.append(token)
+            nxt = self._next_line()
+            if nxt is None:
+                return tokens, None
+            word = nxt.text.split()[0].upper()
+            if word in _COMMANDS and word != "DONE":
+                return tokens, nxt
+            text = nxt.text
+
+    def _parse_stones(self, tokens: list[str]) -> list[tuple[int, int, int]]:
+        stones = []
+        for token in tokens:
+            parts = token.split(",")
+            if len(parts) != 3 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+                raise ValueError(f"bad stone {token!r}: expected x,y,field")
+            x, y, f = (int(p) for p in parts)
+            if f not in (1, 2):
+                raise ValueError(f"bad stone {token!r}: field must be 1 (own) or 2 (opponent)")
+            stones.append((x, y, f))
+        return stones
+
+    def _set_board(self, rest: str, line: _Line, reply: bool, name: str) -> None:
+        tokens, interrupted = self._read_block(rest)
+        engine = self._need_engine()
+        if engine is not None:
+            try:
+                stones = self._parse_stones(tokens)
+                own = sum(1 for s in stones if s[2] == 1)
+                opp = len(stones) - own
+                if own == opp:
+                    me = BLACK
+                elif opp == own + 1:
+                    me = WHITE
+                else:
+                    raise ValueError(f"impossible stone counts: {own} own, {opp} opponent")
+                engine.board.set_stones(  # validates every stone before changing anything
+                    [(x, y, me if f == 1 else 3 - me) for x, y, f in stones], to_move=me)
+            except (ValueError, GomokuError) as exc:
+                self.out.line(f"ERROR {name}: {exc}")
+            else:
+                if reply:
+                    self._reply_move(engine, line)
+        if interrupted is not None:
+            self.out.line(f"ERROR {name} not terminated by DONE")
+            self._dispatch(interrupted)
+
+    def _cmd_board(self, rest: str, line: _Line) -> None:
+        self._set_board(rest, line, reply=True, name="BOARD")
+
+    def _cmd_yxboard(self, rest: str, line: _Line) -> None:
+        self._set_board(rest, line, reply=False, name="YXBOARD")
+
+    def _cmd_swap2board(self, rest: str, line: _Line) -> None:
+        _, interrupted = self._read_block(rest)
+        self.out.line("UNKNOWN SWAP2BOARD is not supported yet")
+        if interrupted is not None:
+            self._dispatch(interrupted)
+
+    def _reply_move(self, engine: Engine, line: _Line) -> None:
+        board = engine.board
+        if board.is_full:
+            self.out.line("ERROR the board is full: no move left")
+            return
+        settings = self._settings
+        soft, hard = settings.time.budget(board.ply)
+        limits = Limits(hard_ms=hard, soft_ms=soft, depth=settings.max_depth,
+                        nodes=settings.max_nodes, start=line.arrived)
+        on_iteration = self._report if settings.show_detail > 0 else None
+        self._thinking.set()
+        try:
+            result = engine.search(limits, on_iteration)
+        finally:
+            self._thinking.clear()
+        board.play(*result.move)
+        if settings.time.left_ms != UNLIMITED:
+            settings.time.left_ms -= int(result.time_ms)
+        self.out.line(f"MESSAGE {_summary(result)}")
+        self.out.line(format_pair(result.move))
+
+    def _report(self, info: SearchInfo) -> None:
+        pv = " ".join(format_point(p) for p in info.pv)
+        self.out.line(f"MESSAGE depth {info.depth}-{info.seldepth} ev {_score_text(info.score)} "
+                      f"n {info.nodes} n/ms {info.nps // 1000} tm {info.time_ms:.0f} pv {pv}")
+
+
+def _score_text(score: int) -> str:
+    mate = mate_in(score)
+    if mate is None:
+        return str(score)
+    return f"win in {mate}" if mate > 0 else f"loss in {-mate}"
+
+
+def _summary(result: SearchResult) -> str:
+    pv = " ".join(format_point(p) for p in result.pv[:10])
+    return (f"depth {result.depth} ev {_score_text(result.score)} n {result.nodes} "
+            f"tm {result.time_ms:.0f} pv {pv}")
+
+
+__all__ = ["ABOUT", "Output", "ProtocolLoop", "Point"]

@@ -1,0 +1,347 @@
+"""The jitted search: fail-soft negamax alpha-beta with PVS, a transposition table,
+killers, history, threat-driven forced replies, local candidates and a breadth limit.
+
+One call of :func:`search_depth` searches the position to a fixed depth; iterative
+deepening, time control and reporting live in :mod:`gomoku_engine.engine`, which calls it
+with growing depths (the transposition table carries move ordering from one iteration to
+the next).  The kernel never prints and never reads a clock: it stops when the stop flag
+(``SearchState.stop[0]``, read with an atomic load every 1024 nodes) is set by another
+thread, or when it reaches its node limit.
+
+Node order at every node (from the point of view of the side to move, "us"):
+
+1. we can make five: a win in 1;
+2. the opponent has a five point: the block is the only move (two five points: a loss);
+3. we can make an open four (or double four): a win in 3 (the opponent has no five point,
+   so it cannot stop both ends);
+4. depth exhausted: static evaluation;
+5. the opponent threatens a forced win (it has a four-three or open-four point): only our
+   four-making moves and the points on the opponent's threat lines are searched
+   (the defence rule of rapfi's move picker, ``DEFENCE`` moves);
+6. otherwise every empty point in the 5x5 neighbourhood of a stone, ordered by TT move,
+   then one-ply priority (attack value + defence value), killers and history, and cut to
+   the best ``breadth`` moves (the breadth limit on weak candidates).
+
+Mate scores are stored in the transposition table relative to the node (Stockfish's
+``value_to_tt``/``value_from_tt``) so they stay correct at any depth.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .constants import (
+    EMPTY, FIVE, FOUR, INFINITY, MATE, MATE_BOUND, MAX_PLY, OPEN_FOUR, T_FIVE, T_FOUR,
+    T_FOUR_THREE, T_OPEN_FOUR,
+)
+from .evaluation import DEFENCE_DIV, DEFENCE_NUM
+from .jit import atomic_load, njit
+from .position import TO_MOVE, PLY, Position, Tables, evaluate, make_move, unmake_move
+
+# counters[] indices
+NODES = 0
+STOPPED = 1
+NODE_LIMIT = 2
+SELDEPTH = 3
+ALLOW_STOP = 4
+ROOT_BREADTH = 5
+BREADTH = 6
+
+# transposition-table bound flags
+TT_EXACT = 1
+TT_LOWER = 2
+TT_UPPER = 3
+
+TT_ENTRY_BYTES = 16  # uint64 key + int16 move + int32 score + int8 depth + int8 flag (+pad)
+KILLER_BONUS = 300
+HISTORY_CAP = 250
+DEFAULT_ROOT_BREADTH = 32
+DEFAULT_BREADTH = 16
+
+
+class SearchState(NamedTuple):
+    """Arrays the search kernel mutates (one per engine; sized at creation)."""
+
+    tt_key: npt.NDArray[np.uint64]  #: uint64[tt_size] Zobrist key of each entry
+    tt_move: npt.NDArray[np.int16]  #: int16[tt_size] best move (flat cell) or -1
+    tt_score: npt.NDArray[np.int32]  #: int32[tt_size] score, mates relative to the node
+    tt_depth: npt.NDArray[np.int8]  #: int8[tt_size] draft of the stored search
+    tt_flag: npt.NDArray[np.int8]  #: int8[tt_size] TT_EXACT / TT_LOWER / TT_UPPER
+    killers: npt.NDArray[np.int32]  #: int32[MAX_PLY, 2]
+    history: npt.NDArray[np.int32]  #: int32[2, n_cells]
+    pv: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1, MAX_PLY + 1] triangular PV table
+    pv_len: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1]
+    move_buf: npt.NDArray[np.int32]  #: int32[MAX_PLY, n_points] candidates per ply
+    score_buf: npt.NDArray[np.int32]  #: int32[MAX_PLY, n_points] their priorities
+    counters: npt.NDArray[np.int64]  #: int64[8] see the index constants above
+    stop: npt.NDArray[np.int64]  #: int64[1] set to 1 by another thread to stop
+
+
+def tt_entries_for(megabytes: float) -> int:
+    """Largest power-of-two entry count that fits ``megabytes`` MiB (at least 1024)."""
+    entries = max(1024, int(megabytes * 2**20) // TT_ENTRY_BYTES)
+    return 1 << (entries.bit_length() - 1)
+
+
+def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> SearchState:
+    """Allocate a :class:`SearchState` with a transposition table of ``tt_megabytes`` MiB."""
+    size = tt_entries_for(tt_megabytes)
+    counters = np.zeros(8, np.int64)
+    counters[NODE_LIMIT] = np.iinfo(np.int64).max
+    counters[ROOT_BREADTH] = DEFAULT_ROOT_BREADTH
+    counters[BREADTH] = DEFAULT_BREADTH
+    return SearchState(
+        tt_key=np.zeros(size, np.uint64),
+        tt_move=np.full(size, -1, np.int16),
+        tt_score=np.zeros(size, np.int32),
+        tt_depth=np.zeros(size, np.int8),
+        tt_flag=np.zeros(size, np.int8),
+        killers=np.full((MAX_PLY, 2), -1, np.int32),
+        history=np.zeros((2, n_cells), np.int32),
+        pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), np.int32),
+        pv_len=np.zeros(MAX_PLY + 1, np.int32),
+        move_buf=np.zeros((MAX_PLY, n_points), np.int32),
+        score_buf=np.zeros((MAX_PLY, n_points), np.int32),
+        counters=counters,
+        stop=np.zeros(1, np.int64),
+    )
+
+
+def clear_search_state(ss: SearchState) -> None:
+    """Forget everything learned (TT, killers, history): a new game or a bench position."""
+    ss.tt_key[:] = 0
+    ss.tt_move[:] = -1
+    ss.tt_depth[:] = 0
+    ss.tt_flag[:] = 0
+    ss.killers[:] = -1
+    ss.history[:] = 0
+
+
+@njit
+def _score_to_tt(score: int, ply: int) -> int:
+    if score > MATE_BOUND:
+        return score + ply
+    if score < -MATE_BOUND:
+        return score - ply
+    return score
+
+
+@njit
+def _score_from_tt(score: int, ply: int) -> int:
+    if score > MATE_BOUND:
+        return score - ply
+    if score < -MATE_BOUND:
+        return score + ply
+    return score
+
+
+@njit
+def find_threat(pos: Position, tab: Tables, side: int, threat: int) -> int:
+    """First empty point (in board order) where ``side`` (0 black, 1 white) has ``threat``."""
+    for cell in tab.points:
+        if pos.cells[cell] == EMPTY and pos.threat[side, cell] == threat:
+            return cell
+    return -1
+
+
+@njit
+def _pv_leaf(ss: SearchState, ply: int, move: int) -> None:
+    ss.pv[ply, 0] = move
+    ss.pv_len[ply] = 1
+
+
+@njit
+def _pv_extend(ss: SearchState, ply: int, move: int) -> None:
+    ss.pv[ply, 0] = move
+    n = ss.pv_len[ply + 1]
+    for j in range(n):
+        ss.pv[ply, j + 1] = ss.pv[ply + 1, j]
+    ss.pv_len[ply] = n + 1
+
+
+@njit
+def _defends(pos: Position, them: int, cell: int) -> bool:
+    """True if ``cell`` lies on a line where the opponent would make a four or five."""
+    for d in range(4):
+        p = pos.patterns[them, cell, d]
+        if p == FOUR or p == OPEN_FOUR or p == FIVE:
+            return True
+    return False
+
+
+@njit
+def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
+                   breadth: int) -> int:
+    """Fill ``ss.move_buf[ply]`` with the best ``breadth`` candidates, best first.
+
+    :returns: the number of candidates (0 only on an empty board or a full one).
+    """
+    us = pos.state[TO_MOVE] - 1
+    them = 1 - us
+    restricted = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
+    moves = ss.move_buf[ply]
+    scores = ss.score_buf[ply]
+    k0 = ss.killers[ply, 0]
+    k1 = ss.killers[ply, 1]
+    n = 0
+    for cell in tab.points:
+        if pos.cells[cell] != EMPTY or pos.near[cell] == 0:
+            continue
+        if restricted and pos.threat[us, cell] < T_FOUR and not _defends(pos, them, cell):
+            continue
+        if cell == tt_move:
+            score = 1 << 30
+        else:
+            score = pos.value[us, cell] + DEFENCE_NUM * pos.value[them, cell] // DEFENCE_DIV
+            if cell == k0 or cell == k1:
+                score += KILLER_BONUS
+            h = ss.history[us, cell] >> 4
+            score += h if h < HISTORY_CAP else HISTORY_CAP
+        # insertion into the sorted top-``breadth`` prefix
+        if n < breadth:
+            i = n
+            n += 1
+        elif score > scores[n - 1]:
+            i = n - 1
+        else:
+            continue
+        while i > 0 and scores[i - 1] < score:
+            moves[i] = moves[i - 1]
+            scores[i] = scores[i - 1]
+            i -= 1
+        moves[i] = cell
+        scores[i] = score
+    return n
+
+
+@njit
+def _poll_stop(ss: SearchState) -> bool:
+    c = ss.counters
+    c[NODES] += 1
+    if c[STOPPED] != 0:
+        return True
+    if (c[NODES] & 1023) == 0 and c[ALLOW_STOP] != 0:
+        if atomic_load(ss.stop) != 0 or c[NODES] >= c[NODE_LIMIT]:
+            c[STOPPED] = 1
+            return True
+    return False
+
+
+@njit
+def negamax(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int, beta: int,
+            ply: int) -> int:
+    """Fail-soft alpha-beta value of the position for the side to move.
+
+    The board is restored on return.  After a stop (``ss.counters[STOPPED]``) the returned
+    value is meaningless and the caller must discard it.  ``ss.pv[ply, :ss.pv_len[ply]]``
+    holds the principal variation from this node.
+    """
+    ss.pv_len[ply] = 0
+    if _poll_stop(ss):
+        return 0
+    if ply > ss.counters[SELDEPTH]:
+        ss.counters[SELDEPTH] = ply
+    us = pos.state[TO_MOVE] - 1
+    them = 1 - us
+
+    if pos.threat_count[us, T_FIVE] > 0:  # 1. five now
+        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FIVE))
+        return MATE - ply - 1
+    if pos.threat_count[them, T_FIVE] > 0:  # 2. block the opponent's five point
+        block = find_threat(pos, tab, them, T_FIVE)
+        if pos.threat_count[them, T_FIVE] >= 2:
+            _pv_leaf(ss, ply, block)
+            return -(MATE - ply - 2)
+        if ply >= MAX_PLY - 2:
+            return evaluate(pos)
+        make_move(pos, tab, block)
+        score = -negamax(pos, tab, ss, depth, -beta, -alpha, ply + 1)
+        unmake_move(pos, tab)
+        _pv_extend(ss, ply, block)
+        return score
+    if pos.threat_count[us, T_OPEN_FOUR] > 0:  # 3. open four: five next move
+        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
+        return MATE - ply - 3
+    if pos.state[PLY] >= tab.points.shape[0]:
+        return 0  # board full: draw
+    if depth <= 0 or ply >= MAX_PLY - 2:
+        return evaluate(pos)
+
+    key = pos.key[0]
+    slot = key & np.uint64(ss.tt_key.shape[0] - 1)
+    tt_move = -1
+    if ss.tt_key[slot] == key:
+        tt_move = ss.tt_move[slot]
+        if ply > 0 and ss.tt_depth[slot] >= depth:
+            tt_score = _score_from_tt(ss.tt_score[slot], ply)
+            flag = ss.tt_flag[slot]
+            if (flag == TT_EXACT or (flag == TT_LOWER and tt_score >= beta)
+                    or (flag == TT_UPPER and tt_score <= alpha)):
+                if tt_move >= 0:
+                    _pv_leaf(ss, ply, tt_move)
+                return tt_score
+
+    breadth = ss.counters[ROOT_BREADTH] if ply == 0 else ss.counters[BREADTH]
+    n = generate_moves(pos, tab, ss, ply, tt_move, breadth)
+    if n == 0:
+        return evaluate(pos)
+    alpha_orig = alpha
+    best = -INFINITY
+    best_move = -1
+    for i in range(n):
+        move = ss.move_buf[ply, i]
+        make_move(pos, tab, move)
+        if i == 0:
+            score = -negamax(pos, tab, ss, depth - 1, -beta, -alpha, ply + 1)
+        else:
+            score = -negamax(pos, tab, ss, depth - 1, -alpha - 1, -alpha, ply + 1)
+            if alpha < score < beta:
+                score = -negamax(pos, tab, ss, depth - 1, -beta, -alpha, ply + 1)
+        unmake_move(pos, tab)
+        if ss.counters[STOPPED] != 0:
+            return 0
+        if score > best:
+            best = score
+            best_move = move
+            if score > alpha:
+                alpha = score
+                _pv_extend(ss, ply, move)
+                if score >= beta:
+                    if move != ss.killers[ply, 0]:
+                        ss.killers[ply, 1] = ss.killers[ply, 0]
+                        ss.killers[ply, 0] = move
+                    ss.history[us, move] += depth * depth
+                    break
+    if best >= beta:
+        flag = TT_LOWER
+    elif best > alpha_orig:
+        flag = TT_EXACT
+    else:
+        flag = TT_UPPER
+    ss.tt_key[slot] = key
+    ss.tt_move[slot] = best_move
+    ss.tt_score[slot] = _score_to_tt(best, ply)
+    ss.tt_depth[slot] = depth
+    ss.tt_flag[slot] = flag
+    return best
+
+
+def search_depth(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int,
+                 beta: int) -> int:
+    """One iteration of iterative deepening: :func:`negamax` from the root at ``depth``.
+
+    A plain Python function on purpose: a jitted caller of the recursive kernel passes a
+    literal ``ply`` and makes numba compile a second, mutually recursive specialisation,
+    which crashed when loaded back from the on-disk cache (numba 0.68).
+
+    :returns: the root score; the principal variation is ``ss.pv[0, :ss.pv_len[0]]``.
+    """
+    ss.counters[SELDEPTH] = 0
+    return int(negamax(pos, tab, ss, depth, alpha, beta, 0))
+
+
+__all__ = ["SearchState", "clear_search_state", "find_threat", "generate_moves", "negamax",
+           "new_search_state", "search_depth", "tt_entries_for", "MATE", "MATE_BOUND"]

@@ -1,0 +1,62 @@
+"""Time management: from the manager's ``INFO`` time keys to a soft and a hard budget.
+
+Semantics follow the Gomocup protocol (``../shared/protocol.md`` section 5):
+
+* ``timeout_turn`` is the per-move limit in ms; 0 means "play as fast as possible";
+* ``timeout_match`` is the whole-game limit in ms; 0 means unlimited;
+* ``time_left`` is the match time still available in ms, 2147483647 meaning unlimited
+  (it may be negative when a manager lets an engine overrun).
+
+The *hard* budget is when the search must stop (the move is then sent at once); the *soft*
+budget is the time after which no new iteration starts.  A safety margin keeps Python and
+pipe overheads out of the manager's tolerance, which the engine never plans to use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UNLIMITED = 2147483647
+#: Budget for ``timeout_turn 0`` ("as fast as possible") when no match time applies, ms.
+FAST_MOVE_MS = 150.0
+#: Moves we expect still to play when spreading the match time (rapfi-like estimate).
+MIN_MOVES_TO_GO = 16
+
+
+@dataclass
+class TimeControl:
+    """The manager's time settings, all in milliseconds (protocol defaults)."""
+
+    turn_ms: int = 30_000  #: ``INFO timeout_turn``
+    match_ms: int = 0  #: ``INFO timeout_match`` (0 = unlimited)
+    left_ms: int = UNLIMITED  #: ``INFO time_left``
+
+    def match_limited(self) -> bool:
+        return 0 < self.match_ms < UNLIMITED and self.left_ms != UNLIMITED
+
+    def budget(self, moves_played: int) -> tuple[float, float]:
+        """``(soft_ms, hard_ms)`` for the next move, counted from when the command arrived.
+
+        :param moves_played: stones on the board (to estimate the moves still to come).
+        """
+        hard = float("inf")
+        if self.turn_ms > 0:
+            hard = self.turn_ms - self.margin(self.turn_ms)
+        if self.match_limited():
+            left = max(0, self.left_ms)
+            to_go = max(MIN_MOVES_TO_GO, 50 - moves_played // 4)
+            share = left / to_go
+            hard = min(hard, left * 0.25 - self.margin(left), share * 3)
+            soft = min(hard * 0.5, share)
+        elif self.turn_ms > 0:
+            soft = hard * 0.5
+        else:  # timeout_turn 0 and no match limit: move at once
+            hard = FAST_MOVE_MS
+            soft = FAST_MOVE_MS / 2
+        hard = max(hard, 5.0)
+        return max(1.0, min(soft, hard)), hard
+
+    @staticmethod
+    def margin(limit_ms: float) -> float:
+        """Safety margin kept back from a limit: 8% + 20 ms, between 30 and 500 ms."""
+        return min(500.0, max(30.0, 0.08 * limit_ms + 20.0))
