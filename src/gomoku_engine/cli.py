@@ -153,3 +153,56 @@ def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
     result = {0: "draw", 1: "black (X) wins", 2: "white (O) wins"}[record.winner]
     click.echo(f"{result} ({record.reason}) after {final.ply} stones, "
                f"{time.perf_counter() - began:.1f} s")
+
+
+@main.command()
+@click.option("--engine", "engines", multiple=True, required=True, metavar="NAME=COMMAND",
+              help="An engine, twice (the first one's score is reported).")
+@click.option("--games", type=click.IntRange(1, None), default=20, show_default=True)
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Opening file in pos or offset format.")
+@click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
+@click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
+@click.option("--turn-ms", type=click.IntRange(1, None), default=1000, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--seed", type=int, default=None, help="Shuffle the openings with this seed.")
+@click.option("--max-moves", type=click.IntRange(1, None), default=None,
+              help="Adjudicate a draw after this many moves.")
+def match(engines: tuple[str, ...], games: int, openings: str | None, size: int, rule: str,
+          turn_ms: int, concurrency: int, seed: int | None, max_moves: int | None) -> None:
+    """Play games between two Gomocup engines with paired openings; print the score."""
+    from .game import GameRecord
+    from .match import load_openings, run_match, split_command
+
+    if len(engines) != 2:
+        raise click.BadParameter("give exactly two --engine NAME=COMMAND", param_hint="--engine")
+    named = []
+    for spec in engines:
+        name, sep, command = spec.partition("=")
+        if not sep or not command.strip():
+            raise click.BadParameter(f"{spec!r} is not NAME=COMMAND", param_hint="--engine")
+        named.append((name, split_command(command)))
+    opening_list = load_openings(openings, size) if openings else []
+    (first_name, first), (second_name, second) = named
+
+    def report(index: int, first_black: bool, record: GameRecord) -> None:
+        black, white = (first_name, second_name) if first_black else (second_name, first_name)
+        outcome = {0: "draw", 1: f"{black} wins", 2: f"{white} wins"}[record.winner]
+        click.echo(f"game {index + 1:3d}: {black} (black) vs {white} (white): {outcome} "
+                   f"({record.reason}, {len(record.opening) + len(record.moves)} stones)")
+
+    result = run_match(first, second, opening_list, games, size=size, rule=RULES[rule],
+                       turn_ms=turn_ms, concurrency=concurrency, seed=seed,
+                       max_moves=max_moves, on_game=report)
+    wins, losses, draws = result.score()
+    total = wins + losses + draws
+    click.echo(f"Score of {first_name} vs {second_name}: {wins} - {losses} - {draws} "
+               f"[{(wins + draws / 2) / total:.3f}] {total}")
+    forfeits = result.forfeits()
+    click.echo(f"Forfeits: {len(forfeits)}" + "".join(f"\n  {f}" for f in forfeits))
+    for name, is_first in ((first_name, True), (second_name, False)):
+        times = result.move_times(is_first)
+        late = sum(1 for t in times if t * 1000 > turn_ms)
+        if times:
+            click.echo(f"{name}: {len(times)} moves, mean {1000 * sum(times) / len(times):.0f} ms, "
+                       f"max {1000 * max(times):.0f} ms, over {turn_ms} ms: {late}")

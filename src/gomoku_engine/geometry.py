@@ -90,7 +90,7 @@ class Geometry:
 
     @property
     def n_windows(self) -> int:
-        """Number of five-cell windows (572 on 15x15, 1192 on 20x20)."""
+        """Number of five-cell windows (572 on 15x15, 1152 on 20x20)."""
         return int(self.windows.shape[0])
 
     @property

@@ -1,0 +1,32 @@
+# The two commands of the README: `make run` and `make test`.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install warmup bench clean
+
+# Virtual environment with the package (editable) and its test dependencies.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[test]"
+	touch $@
+
+install: $(STAMP)
+
+# Compile the numba kernels once into the on-disk cache.
+warmup: install
+	$(BIN)/gomoku-engine warmup
+
+# A short demonstration game between two engine processes through the protocol.
+run: warmup
+	$(BIN)/gomoku-engine demo
+
+test: warmup
+	$(BIN)/python -m pytest -q
+
+bench: warmup
+	$(BIN)/gomoku-engine bench
+
+clean:
+	rm -rf $(VENV) src/gomoku_engine/__pycache__ .pytest_cache .hypothesis

@@ -1,0 +1,107 @@
+"""Engine-vs-engine games from an opening list, colours swapped per opening, in parallel.
+
+A first version of the match runner: two engines, paired openings, per-move time, and a
+summary of results, forfeits and move times (no Elo yet).  Each game is refereed by
+:func:`gomoku_engine.game.play_game`.
+"""
+
+from __future__ import annotations
+
+import random
+import shlex
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .constants import Rule
+from .game import GameRecord, play_game
+from .notation import Point, parse_moves
+
+
+def load_openings(path: str | Path, size: int) -> list[list[Point]]:
+    """Read an opening file: "pos" lines (``h8i9j7``) or "offset" lines (``0,0, 1,0, 1,3``).
+
+    Offsets are relative to the centre (``x = dx + size // 2``), as in Piskvork's list.
+
+    :raises InvalidMoveError: on a line in neither format.
+    """
+    openings = []
+    for line in Path(path).read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "," in line:
+            numbers = [int(v) for v in line.replace(",", " ").split()]
+            openings.append([(size // 2 + dx, size // 2 + dy)
+                             for dx, dy in zip(numbers[::2], numbers[1::2])])
+        else:
+            openings.append(parse_moves(line))
+    return openings
+
+
+@dataclass
+class MatchResult:
+    """Results from the first engine's point of view."""
+
+    games: list[tuple[int, bool, GameRecord]] = field(default_factory=list)  #: (index, first engine is black, record)
+    turn_ms: int = 0
+
+    def score(self) -> tuple[int, int, int]:
+        """(wins, losses, draws) of the first engine."""
+        wins = losses = draws = 0
+        for _, first_black, record in self.games:
+            if record.winner == 0:
+                draws += 1
+            elif (record.winner == 1) == first_black:
+                wins += 1
+            else:
+                losses += 1
+        return wins, losses, draws
+
+    def forfeits(self) -> list[str]:
+        """Reasons of every game not ended by a five, a full board or the move limit."""
+        return [r.reason for _, _, r in self.games
+                if r.reason not in ("five", "board full", "move limit")]
+
+    def move_times(self, first_engine: bool) -> list[float]:
+        """Seconds per move of one engine (its first move, with start-up, excluded)."""
+        times = []
+        for _, first_black, record in self.games:
+            colour = 1 if first_black == first_engine else 2
+            own = [m.seconds for m in record.moves if m.colour == colour]
+            times.extend(own[1:])
+        return times
+
+
+def run_match(first: Sequence[str], second: Sequence[str], openings: Sequence[Sequence[Point]],
+              games: int, size: int = 15, rule: Rule = Rule.FREESTYLE, turn_ms: int = 1000,
+              concurrency: int = 1, seed: int | None = None, max_moves: int | None = None,
+              on_game: Callable[[int, bool, GameRecord], None] | None = None) -> MatchResult:
+    """Play ``games`` games; game ``2k`` and ``2k+1`` use opening ``k`` with colours swapped.
+
+    :param seed: shuffle the openings with this seed (``None``: file order).
+    """
+    order = list(openings) or [[]]
+    if seed is not None:
+        random.Random(seed).shuffle(order)
+    plan = [(i, i % 2 == 0, order[(i // 2) % len(order)]) for i in range(games)]
+    result = MatchResult(turn_ms=turn_ms)
+
+    def one(item: tuple[int, bool, Sequence[Point]]) -> tuple[int, bool, GameRecord]:
+        index, first_black, opening = item
+        black, white = (first, second) if first_black else (second, first)
+        record = play_game(black, white, size=size, rule=rule, turn_ms=turn_ms,
+                           opening=opening, max_moves=max_moves)
+        if on_game is not None:
+            on_game(index, first_black, record)
+        return index, first_black, record
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        result.games = sorted(pool.map(one, plan), key=lambda g: g[0])
+    return result
+
+
+def split_command(command: str) -> list[str]:
+    """Shell-like split of an engine command line."""
+    return shlex.split(command)

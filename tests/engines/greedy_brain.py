@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""A one-ply greedy pbrain engine (pure Python, independent of gomoku_engine).
+
+Each empty point within two steps of a stone gets, for both colours, a value from the
+contiguous runs it would make in the four directions (five, open four, four, open three,
+...); the engine plays the point with the highest own value plus 0.9 times the
+opponent's.  It therefore takes a five when it has one and blocks the opponent's five,
+but looks no further.  Used as the weak opponent in tests and measurements.
+"""
+
+import random
+import sys
+
+RUN_VALUE = {  # (run length, open ends) -> value
+    (5, 0): 10**7, (5, 1): 10**7, (5, 2): 10**7,
+    (4, 2): 10**5, (4, 1): 10**4, (3, 2): 5000, (3, 1): 500, (2, 2): 200, (2, 1): 50,
+    (1, 2): 10, (1, 1): 2,
+}
+
+
+class Greedy:
+    def __init__(self, size: int, seed: int = 0) -> None:
+        self.size = size
+        self.cells: dict[tuple[int, int], int] = {}
+        self.rng = random.Random(seed)
+
+    def value(self, x: int, y: int, colour: int) -> int:
+        total = 0
+        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            run, ends = 1, 0
+            for sign in (1, -1):
+                k = 1
+                while self.cells.get((x + sign * k * dx, y + sign * k * dy)) == colour:
+                    run, k = run + 1, k + 1
+                nx, ny = x + sign * k * dx, y + sign * k * dy
+                if 0 <= nx < self.size and 0 <= ny < self.size and (nx, ny) not in self.cells:
+                    ends += 1
+            total += RUN_VALUE.get((min(run, 5), ends), 0)
+        return total
+
+    def move(self) -> tuple[int, int]:
+        if not self.cells:
+            return self.size // 2, self.size // 2
+        best, best_points = -1.0, []
+        for y in range(self.size):
+            for x in range(self.size):
+                if (x, y) in self.cells:
+                    continue
+                if not any((x + dx, y + dy) in self.cells
+                           for dx in range(-2, 3) for dy in range(-2, 3)):
+                    continue
+                score = self.value(x, y, 1) + 0.9 * self.value(x, y, 2)
+                if score > best:
+                    best, best_points = score, [(x, y)]
+                elif score == best:
+                    best_points.append((x, y))
+        return self.rng.choice(best_points)
+
+
+def main() -> None:
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    brain = None
+    out = sys.stdout
+
+    def reply(text: str) -> None:
+        out.write(text + "\n")
+        out.flush()
+
+    def play() -> None:
+        x, y = brain.move()
+        brain.cells[(x, y)] = 1
+        reply(f"{x},{y}")
+
+    lines = iter(sys.stdin.readline, "")
+    for raw in lines:
+        parts = raw.strip().split()
+        if not parts:
+            continue
+        cmd = parts[0].upper()
+        if cmd == "START":
+            brain = Greedy(int(parts[1]), seed)
+            reply("OK")
+        elif cmd == "RESTART":
+            brain = Greedy(brain.size, seed)
+            reply("OK")
+        elif cmd == "ABOUT":
+            reply('name="greedy", version="1", author="tests", country="CZ"')
+        elif cmd == "BEGIN":
+            play()
+        elif cmd == "TURN":
+            x, y = (int(v) for v in parts[1].split(","))
+            brain.cells[(x, y)] = 2
+            play()
+        elif cmd == "BOARD":
+            brain.cells.clear()
+            for raw2 in lines:
+                token = raw2.strip()
+                if token.upper() == "DONE":
+                    break
+                x, y, f = (int(v) for v in token.split(","))
+                brain.cells[(x, y)] = 1 if f == 1 else 2
+            play()
+        elif cmd == "END":
+            return
+        elif cmd == "INFO":
+            continue
+        else:
+            reply(f"UNKNOWN {cmd}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""Line-pattern tables against the slow reference classifier."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from gomoku_engine.constants import (
+    DEAD, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO, Rule,
+)
+from gomoku_engine.patterns import N_KEYS, classify_line, line_table, line_to_key
+
+
+def line(text: str) -> list[int]:
+    """'xx_x.oo#' style: x own (black), o opponent, # wall, _ or . empty; centre is '*'."""
+    codes = {"x": 1, "o": 2, "#": 3, "_": 0, ".": 0, "*": 0}
+    assert len(text) == 11 and text[5] == "*"
+    return [codes[c] for c in text]
+
+
+@pytest.mark.parametrize("text, rule, expected", [
+    ("_xxxx*_____", Rule.FREESTYLE, FIVE),
+    ("xxxxx*_____", Rule.FREESTYLE, FIVE),       # overline wins in freestyle
+    ("xxxxx*_____", Rule.STANDARD, OVERLINE),    # ... but not under exactly-five
+    ("_xxxx*x____", Rule.STANDARD, OVERLINE),
+    ("o_xxx*_____", Rule.FREESTYLE, OPEN_FOUR),  # _xxxx_ around the point
+    ("__oxx*x____", Rule.FREESTYLE, FOUR),       # blocked on one side
+    ("__xx_*x____", Rule.FREESTYLE, FOUR),       # broken four xx_xx
+    ("___xx*_____", Rule.FREESTYLE, OPEN_THREE),
+    ("___x_*x____", Rule.FREESTYLE, OPEN_THREE),  # broken three x_xx
+    ("__oxx*_____", Rule.FREESTYLE, THREE),
+    ("____x*_____", Rule.FREESTYLE, OPEN_TWO),
+    ("___ox*_____", Rule.FREESTYLE, TWO),
+    ("_____*_____", Rule.FREESTYLE, ONE),
+    ("#oooo*o____", Rule.FREESTYLE, DEAD),
+    ("____o*___o_", Rule.FREESTYLE, DEAD),       # only four free cells
+    ("###_x*x_o__", Rule.FREESTYLE, THREE),
+])
+def test_reference_classifier_on_named_shapes(text, rule, expected):
+    assert classify_line(line(text), rule) == expected
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_table_equals_reference_on_random_lines(rule):
+    table = line_table(rule)
+    rng = random.Random(1234 + int(rule))
+    for _ in range(20000):
+        cells = [rng.choice((0, 0, 0, 1, 1, 2, 3)) for _ in range(11)]
+        cells[5] = 0
+        key = line_to_key(cells)
+        assert table[0, key] == classify_line(cells, rule, 1), cells
+        assert table[1, key] == classify_line(cells, rule, 2), cells
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_table_is_colour_symmetric(rule):
+    table = line_table(rule)
+    keys = np.arange(N_KEYS, dtype=np.int64)
+    swapped = ((keys & 0x55555) << 1) | ((keys >> 1) & 0x55555)
+    assert np.array_equal(table[1], table[0][swapped])
+
+
+def test_exactly_five_only_changes_overlines():
+    free, std = line_table(Rule.FREESTYLE), line_table(Rule.STANDARD)
+    differ = free[0] != std[0]
+    assert differ.any()
+    # A point that makes an overline is FIVE in freestyle and OVERLINE in standard; the
+    # other differences are the shapes that can only grow into overlines.
+    assert (std[0][differ & (free[0] == FIVE)] == OVERLINE).all()
+    assert not (std[0] == OVERLINE)[free[0] != FIVE].any()

@@ -1,0 +1,129 @@
+"""Incremental make/unmake against from-scratch recomputation (property tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gomoku_engine.board import Board
+from gomoku_engine.constants import BLACK, EMPTY, N_THREATS, WHITE, Rule
+from gomoku_engine.evaluation import (
+    combination_tables, reference_evaluation, reference_point_patterns,
+)
+from gomoku_engine.position import evaluate
+
+_THREAT, _VALUE = combination_tables()
+
+
+def reference_zobrist(board: Board) -> int:
+    key = np.uint64(0)
+    z = board.tables.zobrist
+    for x, y, colour in board.stones():
+        key ^= z[colour, board.geometry.index(x, y)] ^ z[0, 0]
+    return int(key)
+
+
+def reference_five(board: Board, colour: int) -> bool:
+    """Slow scan: is there a winning line of ``colour`` anywhere?"""
+    exact = board.rule == Rule.STANDARD
+    for y in range(board.height):
+        for x in range(board.width):
+            for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)):
+                px, py = x - dx, y - dy
+                if board.geometry.on_board(px, py) and board.at(px, py) == colour:
+                    continue  # not the start of a run
+                n = 0
+                while board.geometry.on_board(x + n * dx, y + n * dy) and \
+                        board.at(x + n * dx, y + n * dy) == colour:
+                    n += 1
+                if n == 5 or (n > 5 and not exact):
+                    return True
+    return False
+
+
+def check_against_reference(board: Board) -> None:
+    pos, g = board.position, board.geometry
+    black, white, score = reference_evaluation(g, pos.cells, board.rule, board.to_move)
+    assert list(pos.value_sum) == [black, white]
+    assert evaluate(pos) == score
+    counts = np.zeros((2, N_THREATS), np.int64)
+    for cell in g.points:
+        if pos.cells[cell] != EMPTY:
+            assert pos.threat[0, cell] == pos.threat[1, cell] == 0
+            continue
+        for side, colour in enumerate((BLACK, WHITE)):
+            patterns = reference_point_patterns(g, pos.cells, board.rule, int(cell), colour)
+            assert list(pos.patterns[side, cell]) == patterns
+            code = sum(p << (4 * d) for d, p in enumerate(patterns))
+            assert pos.threat[side, cell] == _THREAT[code]
+            counts[side, _THREAT[code]] += 1
+    assert (pos.threat_count == counts).all()
+    assert board.key() == reference_zobrist(board)
+    near = np.zeros_like(pos.near)
+    for x, y, _ in board.stones():
+        near[g.index(x, y) + g.neighbourhood] += 1
+    assert (pos.near == near).all()
+
+
+moves = st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), min_size=1, max_size=40)
+
+
+@settings(max_examples=40, deadline=None)
+@given(moves=moves, undo=st.integers(0, 40), rule=st.sampled_from(list(Rule)))
+def test_incremental_state_equals_recomputation(moves, undo, rule):
+    board = Board(9, rule=rule)
+    for x, y in moves:
+        if board.is_legal(x, y) and not board.winner:
+            board.play(x, y)
+            assert bool(board.winner) == reference_five(board, 3 - board.to_move)
+    check_against_reference(board)
+    for _ in range(min(undo, board.ply)):
+        board.undo()
+    check_against_reference(board)
+
+
+@settings(max_examples=25, deadline=None)
+@given(moves=moves)
+def test_unmake_restores_every_array_exactly(moves):
+    board = Board(9)
+    before = [a.copy() for a in board.position]
+    played = 0
+    for x, y in moves:
+        if board.is_legal(x, y):
+            board.play(x, y)
+            played += 1
+    for _ in range(played):
+        board.undo()
+    for name, old, new in zip(board.position._fields, before, board.position):
+        if name in ("moves", "key_stack"):
+            continue  # history slots beyond the ply are scratch space
+        assert np.array_equal(old, new), name
+
+
+def test_window_tables_count():
+    assert Board(15).geometry.n_windows == 572
+    assert Board(20).geometry.n_windows == 2 * 16 * 20 + 2 * 16 * 16  # 1152
+
+
+def test_rectangular_board_and_edges():
+    board = Board(7, 12)
+    for y in range(5):
+        board.play(6, y)      # black down the right edge
+        if y < 4:
+            board.play(0, y)  # white on the left edge
+    assert board.winner == BLACK
+    check_against_reference(board)
+
+
+def test_standard_overline_is_no_win():
+    board = Board(15, rule=Rule.STANDARD)
+    for x in (0, 1, 2, 4, 5):
+        board.play(x, 0, BLACK)
+    board.play(3, 0, BLACK)   # six in a row
+    assert board.winner == 0
+    free = Board(15)
+    for x in (0, 1, 2, 4, 5):
+        free.play(x, 0, BLACK)
+    free.play(3, 0, BLACK)
+    assert free.winner == BLACK
