@@ -47,7 +47,7 @@ def _drop_stale_cache() -> None:
             return
         _CACHE_DIR.mkdir(exist_ok=True)
         for path in _CACHE_DIR.iterdir():
-            if path.suffix in (".nbi", ".nbc"):
+            if path.suffix in (".nbi", ".nbc", ".npy"):
                 path.unlink(missing_ok=True)
         tmp = _STAMP.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(current)
@@ -58,6 +58,15 @@ def _drop_stale_cache() -> None:
 
 
 _drop_stale_cache()
+
+
+def cache_path(name: str) -> Path:
+    """Where to keep a derived array (e.g. a pattern table) next to numba's cache files.
+
+    Cleared together with them when the sources change.
+    """
+    return _CACHE_DIR / name
+
 
 njit = partial(numba.njit, cache=True, nogil=True)
 

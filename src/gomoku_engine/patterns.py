@@ -32,7 +32,7 @@ from .constants import (
     DEAD, FIVE, FOUR, N_PATTERNS, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO,
     Rule,
 )
-from .jit import njit
+from .jit import cache_path, njit
 
 KEY_BITS = 20
 N_KEYS = 1 << KEY_BITS
@@ -163,12 +163,25 @@ _TABLES: dict[Rule, npt.NDArray[np.int8]] = {}
 def line_table(rule: Rule) -> npt.NDArray[np.int8]:
     """Pattern tables of both colours for ``rule``: ``int8[2, 2**20]`` (row 0 black, row 1 white).
 
-    Built once per process and rule (about 0.1 s once compiled).
+    Built once per rule and kept beside numba's cache (building takes about 0.2 s).
     """
     if rule not in _TABLES:
-        black = _fill_line_table(rule == Rule.STANDARD, _PROMOTE)
-        white = black[_swap_colours(np.arange(N_KEYS, dtype=np.int64))]
-        _TABLES[rule] = np.ascontiguousarray(np.stack([black, white]))
+        path = cache_path(f"line_table_{rule.name.lower()}.npy")
+        try:
+            table = np.load(path)
+        except (OSError, ValueError):
+            black = _fill_line_table(rule == Rule.STANDARD, _PROMOTE)
+            white = black[_swap_colours(np.arange(N_KEYS, dtype=np.int64))]
+            table = np.ascontiguousarray(np.stack([black, white]))
+            try:
+                tmp = path.with_suffix(".tmp.npy")
+                np.save(tmp, table)
+                tmp.replace(path)
+            except OSError:
+                pass  # read-only install: rebuild in every process (about 0.2 s)
+        if table.shape != (2, N_KEYS) or table.dtype != np.int8:
+            raise RuntimeError(f"corrupt pattern table cache {path}: delete it")
+        _TABLES[rule] = table
     return _TABLES[rule]
 
 
