@@ -13,14 +13,16 @@ Node order at every node (from the point of view of the side to move, "us"):
 1. we can make five: a win in 1;
 2. the opponent has a five point: the block is the only move (two five points: a loss);
 3. we can make an open four (or double four): a win in 3 (the opponent has no five point,
-   so it cannot stop both ends);
+   so it cannot stop both ends); a four-three while the opponent cannot make a four: a
+   win in 5;
 4. depth exhausted: static evaluation;
 5. the opponent threatens a forced win (it has a four-three or open-four point): only our
    four-making moves and the points on the opponent's threat lines are searched
    (the defence rule of rapfi's move picker, ``DEFENCE`` moves);
 6. otherwise every empty point in the 5x5 neighbourhood of a stone, ordered by TT move,
    then one-ply priority (attack value + defence value), killers and history, and cut to
-   the best ``breadth`` moves (the breadth limit on weak candidates).
+   the best ``breadth`` moves (the breadth limit on weak candidates); quiet late moves are
+   searched one ply shallower first (late-move reduction).
 
 Mate scores are stored in the transposition table relative to the node (Stockfish's
 ``value_to_tt``/``value_from_tt``) so they stay correct at any depth.
@@ -35,7 +37,7 @@ import numpy.typing as npt
 
 from .constants import (
     EMPTY, FIVE, FOUR, INFINITY, MATE, MATE_BOUND, MAX_PLY, OPEN_FOUR, T_FIVE, T_FOUR,
-    T_FOUR_THREE, T_OPEN_FOUR,
+    T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
 )
 from .evaluation import DEFENCE_DIV, DEFENCE_NUM
 from .jit import atomic_load, njit
@@ -60,6 +62,8 @@ KILLER_BONUS = 300
 HISTORY_CAP = 250
 DEFAULT_ROOT_BREADTH = 32
 DEFAULT_BREADTH = 16
+LMR_MIN_DEPTH = 3
+LMR_MIN_INDEX = 4
 
 
 class SearchState(NamedTuple):
@@ -160,6 +164,13 @@ def _pv_extend(ss: SearchState, ply: int, move: int) -> None:
     for j in range(n):
         ss.pv[ply, j + 1] = ss.pv[ply + 1, j]
     ss.pv_len[ply] = n + 1
+
+
+@njit
+def _fours(pos: Position, side: int) -> int:
+    """Empty points where ``side`` would make at least a four (five points excluded)."""
+    return (pos.threat_count[side, T_FOUR] + pos.threat_count[side, T_FOUR_THREE]
+            + pos.threat_count[side, T_OPEN_FOUR])
 
 
 @njit
@@ -265,6 +276,12 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int,
     if pos.threat_count[us, T_OPEN_FOUR] > 0:  # 3. open four: five next move
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
         return MATE - ply - 3
+    if pos.threat_count[us, T_FOUR_THREE] > 0 and _fours(pos, them) == 0:
+        # 3b. four-three against no fours: the block of the four cannot touch the three's
+        # line (two lines meet only at our stone) nor make a four, so the three becomes an
+        # open four: five on our third move.
+        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FOUR_THREE))
+        return MATE - ply - 5
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0  # board full: draw
     if depth <= 0 or ply >= MAX_PLY - 2:
@@ -293,11 +310,19 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int,
     best_move = -1
     for i in range(n):
         move = ss.move_buf[ply, i]
+        # Late-move reduction: a quiet late move (no three of ours, no open three of theirs
+        # on the point) is first searched one ply shallower (rapfi: LMR ~59 Elo).
+        reduction = 0
+        if (depth >= LMR_MIN_DEPTH and i >= LMR_MIN_INDEX and pos.threat[us, move] < T_OPEN_THREE
+                and pos.threat[them, move] < T_OPEN_THREE):
+            reduction = 1
         make_move(pos, tab, move)
         if i == 0:
             score = -negamax(pos, tab, ss, depth - 1, -beta, -alpha, ply + 1)
         else:
-            score = -negamax(pos, tab, ss, depth - 1, -alpha - 1, -alpha, ply + 1)
+            score = -negamax(pos, tab, ss, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
+            if reduction and score > alpha:
+                score = -negamax(pos, tab, ss, depth - 1, -alpha - 1, -alpha, ply + 1)
             if alpha < score < beta:
                 score = -negamax(pos, tab, ss, depth - 1, -beta, -alpha, ply + 1)
         unmake_move(pos, tab)
