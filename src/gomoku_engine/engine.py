@@ -64,7 +64,7 @@ class SearchResult:
     score: int
     depth: int
     nodes: int
-    time_ms: float
+    time_ms: float  #: whole search, from when the move was asked for
     pv: list[Point]
 
 
@@ -210,6 +210,7 @@ class Engine:
                 timer.cancel()
         if best is None or not board.is_legal(*best.move):
             best = self._fallback(start)
+        best.time_ms = _ms_since(start)
         return best
 
     def _fallback(self, start: float) -> SearchResult:
