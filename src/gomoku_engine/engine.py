@@ -21,8 +21,8 @@ from .constants import EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, Rule
 from .notation import Point
 from .patterns import line_table
 from .search import (
-    ALLOW_STOP, NODE_LIMIT, NODES, SELDEPTH, STOPPED, SearchState, clear_search_state,
-    generate_moves, new_search_state, search_depth,
+    ALLOW_STOP, DEADLINE, NODE_LIMIT, NODES, SELDEPTH, STOPPED, SearchState,
+    clear_search_state, generate_moves, kernel_clock_ns, new_search_state, search_depth,
 )
 
 DEFAULT_HASH_MB = 64.0
@@ -169,10 +169,16 @@ class Engine:
         ss.counters[STOPPED] = 0
         ss.counters[ALLOW_STOP] = 0
         ss.counters[NODE_LIMIT] = limits.nodes if limits.nodes else 2**62
+        ss.counters[DEADLINE] = 0
         timer = None
         if limits.hard_ms is not None:
-            remaining = limits.hard_ms / 1000 - (time.perf_counter() - start)
-            timer = threading.Timer(max(0.0, remaining), self.stop)
+            remaining = max(0.0, limits.hard_ms / 1000 - (time.perf_counter() - start))
+            # Two stops: the kernel's own clock (exact under load) and a timer thread
+            # (portable, and it also covers Python code between iterations).
+            now = kernel_clock_ns()
+            if now:
+                ss.counters[DEADLINE] = now + int(remaining * 1e9)
+            timer = threading.Timer(remaining, self.stop)
             timer.daemon = True
             timer.start()
         max_depth = min(limits.depth or MAX_PLY - 8, MAX_PLY - 8)

@@ -8,18 +8,25 @@
   hash of every source file of the package and clears it when any file changed.
 * :func:`atomic_load` reads a stop flag with an atomic (monotonic) load; a plain load in a
   tight loop can be hoisted by LLVM and never see the flag change (protocol notes 9.4).
+* :func:`monotonic_ns` reads the monotonic clock from inside a kernel (``clock_gettime``,
+  which numba does not offer: numba issue #4003), so the search keeps its own deadline
+  even when the machine is so loaded that a timer thread wakes late.  On Windows it
+  returns 0 and the timer thread alone stops the search.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import warnings
 from functools import partial
 from pathlib import Path
 
 import numba
+from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.core.errors import NumbaWarning
 from numba.extending import intrinsic
 
@@ -79,5 +86,30 @@ def atomic_load(typingctx, flags):  # type: ignore[no-untyped-def]
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
         array = context.make_array(signature.args[0])(context, builder, args[0])
         return builder.load_atomic(array.data, ordering="monotonic", align=8)
+
+    return sig, codegen
+
+
+# clock id of CLOCK_MONOTONIC; None where there is no clock_gettime to call.
+_CLOCK_MONOTONIC = {"linux": 1, "darwin": 6}.get(sys.platform)
+
+
+@intrinsic
+def monotonic_ns(typingctx):  # type: ignore[no-untyped-def]
+    """Nanoseconds of the monotonic clock (an arbitrary origin), or 0 if unavailable."""
+    sig = types.int64()
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i64, i32 = ir.IntType(64), ir.IntType(32)
+        if _CLOCK_MONOTONIC is None:
+            return ir.Constant(i64, 0)
+        timespec = ir.LiteralStructType([i64, i64])  # tv_sec, tv_nsec (64-bit platforms)
+        clock_gettime = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(i32, [i32, timespec.as_pointer()]), "clock_gettime")
+        ts = cgutils.alloca_once(builder, timespec)
+        builder.call(clock_gettime, [ir.Constant(i32, _CLOCK_MONOTONIC), ts])
+        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
+        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
+        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
 
     return sig, codegen

@@ -5,8 +5,9 @@ One call of :func:`search_depth` searches the position to a fixed depth; iterati
 deepening, time control and reporting live in :mod:`gomoku_engine.engine`, which calls it
 with growing depths (the transposition table carries move ordering from one iteration to
 the next).  The kernel never prints and never reads a clock: it stops when the stop flag
-(``SearchState.stop[0]``, read with an atomic load every 1024 nodes) is set by another
-thread, or when it reaches its node limit.
+(``SearchState.stop[0]``, read with an atomic load) is set by another
+thread, when it reaches its node limit, or when its own clock passes the deadline (both
+checked every 256 nodes).
 
 Node order at every node (from the point of view of the side to move, "us"):
 
@@ -40,7 +41,7 @@ from .constants import (
     T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
 )
 from .evaluation import DEFENCE_DIV, DEFENCE_NUM
-from .jit import atomic_load, njit
+from .jit import atomic_load, monotonic_ns, njit
 from .position import TO_MOVE, PLY, Position, Tables, evaluate, make_move, unmake_move
 
 # counters[] indices
@@ -51,6 +52,7 @@ SELDEPTH = 3
 ALLOW_STOP = 4
 ROOT_BREADTH = 5
 BREADTH = 6
+DEADLINE = 7  # kernel_clock_ns() value at which to stop; 0: none
 
 # transposition-table bound flags
 TT_EXACT = 1
@@ -234,11 +236,18 @@ def _poll_stop(ss: SearchState) -> bool:
     c[NODES] += 1
     if c[STOPPED] != 0:
         return True
-    if (c[NODES] & 1023) == 0 and c[ALLOW_STOP] != 0:
-        if atomic_load(ss.stop) != 0 or c[NODES] >= c[NODE_LIMIT]:
+    if (c[NODES] & 255) == 0 and c[ALLOW_STOP] != 0:
+        if (atomic_load(ss.stop) != 0 or c[NODES] >= c[NODE_LIMIT]
+                or (c[DEADLINE] != 0 and monotonic_ns() >= c[DEADLINE])):
             c[STOPPED] = 1
             return True
     return False
+
+
+@njit
+def kernel_clock_ns() -> int:
+    """The clock the kernel checks its deadline against (0 where it has none)."""
+    return monotonic_ns()
 
 
 @njit
