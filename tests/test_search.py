@@ -8,7 +8,8 @@ import pytest
 
 from gomoku_engine.board import Board
 from gomoku_engine.constants import BLACK, EMPTY, WHITE, Rule
-from gomoku_engine.engine import Engine, Limits, mate_in
+from gomoku_engine.constants import mate_in
+from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.notation import parse_moves
 from gomoku_engine.search import NODES, generate_moves
 

@@ -14,7 +14,7 @@ import warnings
 import click
 
 from .constants import Rule
-from .notation import format_pair, format_point, parse_moves
+from .notation import format_pair, format_point, format_score, parse_moves
 
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}
 
@@ -92,7 +92,7 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
 
     Prints one line per completed iteration, then the best move.
     """
-    from .engine import Engine, Limits, SearchInfo, mate_in
+    from .engine import Engine, Limits, SearchInfo
     from .errors import GomokuError
 
     engine = Engine(size, rule=RULES[rule])
@@ -102,22 +102,16 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
     except GomokuError as exc:
         raise click.BadParameter(str(exc), param_hint="POSITION") from exc
 
-    def score_text(score: int) -> str:
-        mate = mate_in(score)
-        if mate is None:
-            return str(score)
-        return f"win in {mate}" if mate > 0 else f"loss in {-mate}"
-
     def show(info: SearchInfo) -> None:
         pv = " ".join(format_point(p) for p in info.pv)
-        click.echo(f"depth {info.depth:2d}/{info.seldepth:<2d} score {score_text(info.score):>10s} "
+        click.echo(f"depth {info.depth:2d}/{info.seldepth:<2d} score {format_score(info.score):>10s} "
                    f"nodes {info.nodes:9d} nps {info.nps:8d} time {info.time_ms:7.0f} ms  pv {pv}")
 
     if engine.board.is_full:
         raise click.BadParameter("the board is full", param_hint="POSITION")
     result = engine.search(Limits(hard_ms=time_ms, soft_ms=time_ms / 2, depth=depth), show)
     click.echo(f"bestmove {format_pair(result.move)} ({format_point(result.move)}) "
-               f"score {score_text(result.score)} depth {result.depth}")
+               f"score {format_score(result.score)} depth {result.depth}")
 
 
 @main.command()

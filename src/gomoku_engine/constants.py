@@ -84,3 +84,12 @@ MAX_PLY = 128
 MATE_BOUND = MATE - 2 * MAX_PLY  #: any |score| above this is a forced win or loss
 EVAL_LIMIT = 500_000
 INFINITY = MATE + 1
+
+
+def mate_in(score: int) -> int | None:
+    """Plies to a forced win (positive) or loss (negative) if ``score`` is a mate score."""
+    if score > MATE_BOUND:
+        return MATE - score
+    if score < -MATE_BOUND:
+        return -(MATE + score)
+    return None

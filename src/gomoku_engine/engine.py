@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .board import Board
-from .constants import EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, Rule
+from .constants import EMPTY, INFINITY, MAX_PLY, Rule, mate_in
 from .notation import Point
 from .patterns import line_table
 from .search import (
@@ -45,7 +45,7 @@ class SearchInfo:
 
     depth: int  #: nominal depth of the iteration (plies)
     seldepth: int  #: deepest ply reached (forced replies extend)
-    score: int  #: from the side to move's point of view; see :func:`mate_in`
+    score: int  #: for the side to move; see :func:`gomoku_engine.constants.mate_in`
     nodes: int  #: nodes searched so far for this move
     time_ms: float  #: elapsed since the move was asked for
     pv: list[Point] = field(default_factory=list)  #: principal variation
@@ -63,18 +63,10 @@ class SearchResult:
     move: Point
     score: int
     depth: int
+    seldepth: int  #: deepest ply of that iteration
     nodes: int
     time_ms: float  #: whole search, from when the move was asked for
     pv: list[Point]
-
-
-def mate_in(score: int) -> int | None:
-    """Plies to a forced win (positive) or loss (negative) if ``score`` is a mate score."""
-    if score > MATE_BOUND:
-        return MATE - score
-    if score < -MATE_BOUND:
-        return -(MATE + score)
-    return None
 
 
 class Engine:
@@ -136,7 +128,11 @@ class Engine:
 
     # --- search ----------------------------------------------------------------------------
     def stop(self) -> None:
-        """Ask a running :meth:`search` to return as soon as possible (thread-safe)."""
+        """Make the running :meth:`search` return as soon as possible (thread-safe).
+
+        If no search is running, the next one stops after its first iteration: a stop that
+        arrives while a move is being prepared is not lost.
+        """
         self._state.stop[0] = 1
 
     def search(self, limits: Limits | None = None,
@@ -153,18 +149,20 @@ class Engine:
         limits = limits or Limits(depth=8)
         start = limits.start if limits.start is not None else time.perf_counter()
         board = self.board
-        if board.is_full:
-            raise ValueError("the board is full")
-        if board.ply == 0:
-            centre = board.geometry.centre
-            return SearchResult(centre, 0, 0, 0, _ms_since(start), [centre])
-        with self._lock:
-            return self._iterate(limits, start, on_iteration)
+        try:
+            if board.is_full:
+                raise ValueError("the board is full")
+            if board.ply == 0:
+                centre = board.geometry.centre
+                return SearchResult(centre, 0, 0, 0, 0, _ms_since(start), [centre])
+            with self._lock:
+                return self._iterate(limits, start, on_iteration)
+        finally:
+            self._state.stop[0] = 0  # reset at the end, not the start: see stop()
 
     def _iterate(self, limits: Limits, start: float,
                  on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult:
         board, ss = self.board, self._state
-        ss.stop[0] = 0
         ss.counters[NODES] = 0
         ss.counters[STOPPED] = 0
         ss.counters[ALLOW_STOP] = 0
@@ -193,8 +191,8 @@ class Engine:
                     break
                 elapsed = _ms_since(start)
                 pv = [board.geometry.xy(int(c)) for c in ss.pv[0, : ss.pv_len[0]]]
-                best = SearchResult(pv[0], int(score), depth, int(ss.counters[NODES]), elapsed,
-                                    pv)
+                best = SearchResult(pv[0], int(score), depth, int(ss.counters[SELDEPTH]),
+                                    int(ss.counters[NODES]), elapsed, pv)
                 if on_iteration is not None:
                     on_iteration(SearchInfo(depth, int(ss.counters[SELDEPTH]), int(score),
                                             int(ss.counters[NODES]), elapsed, pv))
@@ -227,7 +225,7 @@ class Engine:
         if cell < 0 or board.position.cells[cell] != EMPTY:
             cell = next(int(c) for c in board.geometry.points if board.position.cells[c] == EMPTY)
         move = board.geometry.xy(cell)
-        return SearchResult(move, 0, 0, int(ss.counters[NODES]), _ms_since(start), [move])
+        return SearchResult(move, 0, 0, 0, int(ss.counters[NODES]), _ms_since(start), [move])
 
 
 def _ms_since(start: float) -> float:

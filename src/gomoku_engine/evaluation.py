@@ -27,9 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_PATTERNS, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO,
-    T_DOUBLE_THREE, T_FIVE, T_FOUR, T_FOUR_THREE, T_NONE, T_OPEN_FOUR, T_OPEN_THREE, T_THREE,
-    THREE, TWO, Rule,
+    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_PATTERNS, OPEN_FOUR, OPEN_THREE, T_DOUBLE_THREE,
+    T_FIVE, T_FOUR, T_FOUR_THREE, T_NONE, T_OPEN_FOUR, T_OPEN_THREE, T_THREE, THREE, Rule,
 )
 from .geometry import Geometry
 from .patterns import classify_line
@@ -136,5 +135,5 @@ def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: 
 
 __all__ = [
     "LINE_VALUE", "THREAT_BONUS", "combination_tables", "point_value", "reference_evaluation",
-    "reference_point_patterns", "static_score", "threat_class", "ONE", "TWO", "OPEN_TWO",
+    "reference_point_patterns", "static_score", "threat_class",
 ]

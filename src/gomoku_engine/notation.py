@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .constants import mate_in
 from .errors import InvalidMoveError
 
 Point = tuple[int, int]
@@ -59,3 +60,11 @@ def parse_moves(text: str) -> list[Point]:
 def format_point(point: Point) -> str:
     """Letter-number form of a point (``(7, 7)`` -> ``"h8"``)."""
     return f"{chr(ord('a') + point[0])}{point[1] + 1}"
+
+
+def format_score(score: int) -> str:
+    """A search score as text: centi-values, or ``win in N`` / ``loss in N`` (plies)."""
+    mate = mate_in(score)
+    if mate is None:
+        return str(score)
+    return f"win in {mate}" if mate > 0 else f"loss in {-mate}"

@@ -24,9 +24,9 @@ from typing import BinaryIO
 
 from . import __version__
 from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule
-from .engine import Engine, Limits, SearchInfo, SearchResult, mate_in, warmup
+from .engine import Engine, Limits, SearchInfo, SearchResult, warmup
 from .errors import GomokuError
-from .notation import Point, format_pair, format_point, parse_pair
+from .notation import Point, format_pair, format_point, format_score, parse_pair
 from .timeman import UNLIMITED, TimeControl
 
 ABOUT = (f'name="gomoku-engine", version="{__version__}", '
@@ -62,7 +62,8 @@ class _Settings:
     max_depth: int | None = None
     max_nodes: int | None = None
     show_detail: int = 0
-    pending_messages: list[str] = field(default_factory=list)
+    #: MESSAGE lines held until the next reply (INFO gets no reply), by topic
+    pending_messages: dict[str, str] = field(default_factory=dict)
 
 
 class Output:
@@ -74,7 +75,8 @@ class Output:
         self.closed = False  # set by END: nothing more may be printed
 
     def line(self, text: str) -> None:
-        data = (text.replace("\r", " ").replace("\n", " ") + "\n").encode("ascii", "replace")
+        printable = "".join(c if " " <= c <= "~" else "?" for c in text)  # one ASCII line
+        data = (printable + "\n").encode("ascii")
         with self._lock:
             if self.closed:
                 return
@@ -104,7 +106,9 @@ class ProtocolLoop:
         self._settings = _Settings()
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
-        self._thinking = threading.Event()
+        self._busy = threading.Event()  # set while a command is being executed
+        self._stop_requested = False  # YXSTOP arrived for the current command
+        self._me: int | None = None  # our colour in the current game, once known
         self._ending = threading.Event()
         self._warm = threading.Event()
         if warm_up:
@@ -148,13 +152,19 @@ class ProtocolLoop:
         like any command, so that every earlier command is answered first.
         """
         text = raw.decode("ascii", "replace").strip()
+        if not text:
+            return  # a line of control characters only
         word = text.split()[0].upper()
         if word == "END" and alone:
             self._end()
             return
         if word in ("YXSTOP", "STOP"):
-            if self._thinking.is_set() and self._engine is not None:
-                self._engine.stop()
+            # Stop the search of the command being executed, even if it has not begun yet
+            # (waiting for warm-up); an idle YXSTOP does nothing.
+            if self._busy.is_set():
+                self._stop_requested = True
+                if self._engine is not None:
+                    self._engine.stop()
             return
         self._queue.put(_Line(text, time.perf_counter()))
 
@@ -180,17 +190,20 @@ class ProtocolLoop:
             line = self._queue.get()
             if line is None:
                 break
+            self._busy.set()
             try:
                 self._dispatch(line)
             except Exception as exc:  # never die: report and keep the game going
                 self.out.line(f"ERROR internal error: {type(exc).__name__}: {exc}")
+            finally:
+                self._stop_requested = False
+                self._busy.clear()
         self._ending.set()
 
     # --- dispatch --------------------------------------------------------------------------
     def _dispatch(self, line: _Line) -> None:
-        word, _, rest = line.text.partition(" ")
+        word, rest = _split_word(line.text)
         word = word.upper()
-        rest = rest.strip()
         handler = getattr(self, f"_cmd_{word.lower()}", None) if word in _COMMANDS else None
         if handler is None:
             self.out.line(f"UNKNOWN command {line.text[:200]}")
@@ -200,7 +213,7 @@ class ProtocolLoop:
         handler(rest, line)
 
     def _flush_messages(self) -> None:
-        for message in self._settings.pending_messages:
+        for message in self._settings.pending_messages.values():
             self.out.line(f"MESSAGE {message}")
         self._settings.pending_messages.clear()
 
@@ -242,6 +255,7 @@ class ProtocolLoop:
                           f"{MIN_SIZE}..{MAX_SIZE}")
             return
         self._size = (width, height)
+        self._me = None
         if self._engine is not None and (self._engine.board.width,
                                          self._engine.board.height) == self._size:
             self._engine.new_game()
@@ -280,8 +294,8 @@ class ProtocolLoop:
         self._start_game(*self._size)
 
     def _cmd_info(self, rest: str, line: _Line) -> None:
-        key, _, value = rest.partition(" ")
-        key, value = key.lower(), value.strip()
+        key, value = _split_word(rest)
+        key = key.lower()
         settings = self._settings
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
                  "max_depth", "max_node", "show_detail"}
@@ -290,7 +304,7 @@ class ProtocolLoop:
         try:
             number = int(value)
         except ValueError:
-            settings.pending_messages.append(f"ignored INFO {key} {value!r}: not an integer")
+            settings.pending_messages[key] = f"ignored INFO {key} {value!r}: not an integer"
             return
         if key == "timeout_turn":
             settings.time.turn_ms = max(0, number)
@@ -313,10 +327,11 @@ class ProtocolLoop:
             settings.show_detail = number
 
     def _set_rule(self, code: int) -> None:
+        messages = self._settings.pending_messages
+        messages.pop("rule", None)
         if code & ~1:
-            self._settings.pending_messages.append(
-                f"rule {code} is not supported yet (renju, caro and continuous games come "
-                "later); playing freestyle")
+            messages["rule"] = (f"rule {code} is not supported yet (renju, caro and continuous "
+                                "games come later); playing freestyle")
             code = 0
         self._settings.rule_code = code
         self._apply_settings()
@@ -345,31 +360,37 @@ class ProtocolLoop:
     def _cmd_begin(self, rest: str, line: _Line) -> None:
         engine = self._need_engine()
         if engine is not None:
+            self._me = engine.board.to_move
             self._reply_move(engine, line)
 
-    def _cmd_turn(self, rest: str, line: _Line) -> None:
+    def _place(self, rest: str, name: str, ours: bool) -> Engine | None:
+        """Play the point of a TURN (``ours`` False) or PLAY; None after an ERROR.
+
+        The stone gets the opponent's or our colour as known from the game so far (after
+        YXBOARD the side to move is us, and TURN still places the opponent's stone).
+        """
         engine = self._need_engine()
         if engine is None:
-            return
+            return None
+        me = self._me if self._me is not None else (
+            engine.board.to_move if ours else 3 - engine.board.to_move)
         try:
-            x, y = parse_pair(rest)
-            engine.board.play(x, y)
+            engine.board.play(*parse_pair(rest), colour=me if ours else 3 - me)
         except GomokuError as exc:
-            self.out.line(f"ERROR TURN {rest}: {exc}")
-            return
-        self._reply_move(engine, line)
+            self.out.line(f"ERROR {name} {rest}: {exc}")
+            return None
+        self._me = me
+        return engine
+
+    def _cmd_turn(self, rest: str, line: _Line) -> None:
+        engine = self._place(rest, "TURN", ours=False)  # the opponent's move ...
+        if engine is not None:
+            self._reply_move(engine, line)  # ... and ours
 
     def _cmd_play(self, rest: str, line: _Line) -> None:
-        engine = self._need_engine()
-        if engine is None:
-            return
-        try:
-            x, y = parse_pair(rest)
-            engine.board.play(x, y)
-        except GomokuError as exc:
-            self.out.line(f"ERROR PLAY {rest}: {exc}")
-            return
-        self.out.line(format_pair((x, y)))
+        engine = self._place(rest, "PLAY", ours=True)  # the manager imposes our move
+        if engine is not None:
+            self.out.line(format_pair(engine.board.moves()[-1]))
 
     def _cmd_takeback(self, rest: str, line: _Line) -> None:
         engine = self._need_engine()
@@ -414,6 +435,10 @@ class ProtocolLoop:
 
     def _set_board(self, rest: str, line: _Line, reply: bool, name: str) -> None:
         tokens, interrupted = self._read_block(rest)
+        if interrupted is not None:
+            self.out.line(f"ERROR {name} not terminated by DONE: position unchanged")
+            self._dispatch(interrupted)
+            return
         engine = self._need_engine()
         if engine is not None:
             try:
@@ -431,11 +456,9 @@ class ProtocolLoop:
             except (ValueError, GomokuError) as exc:
                 self.out.line(f"ERROR {name}: {exc}")
             else:
+                self._me = me
                 if reply:
                     self._reply_move(engine, line)
-        if interrupted is not None:
-            self.out.line(f"ERROR {name} not terminated by DONE")
-            self._dispatch(interrupted)
 
     def _cmd_board(self, rest: str, line: _Line) -> None:
         self._set_board(rest, line, reply=True, name="BOARD")
@@ -445,9 +468,11 @@ class ProtocolLoop:
 
     def _cmd_swap2board(self, rest: str, line: _Line) -> None:
         _, interrupted = self._read_block(rest)
-        self.out.line("UNKNOWN SWAP2BOARD is not supported yet")
         if interrupted is not None:
+            self.out.line("ERROR SWAP2BOARD not terminated by DONE")
             self._dispatch(interrupted)
+        else:
+            self.out.line("UNKNOWN SWAP2BOARD is not supported yet")
 
     def _reply_move(self, engine: Engine, line: _Line) -> None:
         board = engine.board
@@ -459,11 +484,9 @@ class ProtocolLoop:
         limits = Limits(hard_ms=hard, soft_ms=soft, depth=settings.max_depth,
                         nodes=settings.max_nodes, start=line.arrived)
         on_iteration = self._report if settings.show_detail > 0 else None
-        self._thinking.set()
-        try:
-            result = engine.search(limits, on_iteration)
-        finally:
-            self._thinking.clear()
+        if self._stop_requested:
+            engine.stop()  # YXSTOP came while this command waited: move at once
+        result = engine.search(limits, on_iteration)
         board.play(*result.move)
         if settings.time.left_ms != UNLIMITED:
             settings.time.left_ms -= int(result.time_ms)
@@ -472,21 +495,20 @@ class ProtocolLoop:
 
     def _report(self, info: SearchInfo) -> None:
         pv = " ".join(format_point(p) for p in info.pv)
-        self.out.line(f"MESSAGE depth {info.depth}-{info.seldepth} ev {_score_text(info.score)} "
+        self.out.line(f"MESSAGE depth {info.depth}-{info.seldepth} ev {format_score(info.score)} "
                       f"n {info.nodes} n/ms {info.nps // 1000} tm {info.time_ms:.0f} pv {pv}")
 
 
-def _score_text(score: int) -> str:
-    mate = mate_in(score)
-    if mate is None:
-        return str(score)
-    return f"win in {mate}" if mate > 0 else f"loss in {-mate}"
+def _split_word(text: str) -> tuple[str, str]:
+    """First word and the stripped rest; any whitespace separates them."""
+    parts = text.split(None, 1)
+    return (parts[0] if parts else ""), (parts[1].strip() if len(parts) > 1 else "")
 
 
 def _summary(result: SearchResult) -> str:
     pv = " ".join(format_point(p) for p in result.pv[:10])
-    return (f"depth {result.depth} ev {_score_text(result.score)} n {result.nodes} "
-            f"tm {result.time_ms:.0f} pv {pv}")
+    return (f"depth {result.depth}-{result.seldepth} ev {format_score(result.score)} "
+            f"n {result.nodes} tm {result.time_ms:.0f} pv {pv}")
 
 
 __all__ = ["ABOUT", "Output", "ProtocolLoop", "Point"]

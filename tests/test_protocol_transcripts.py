@@ -1,0 +1,752 @@
+"""Replay the annotated protocol transcripts in ``protocol_examples/`` against the engine.
+
+The transcript format is defined in ``protocol_examples/README.md``. Every transcript runs a
+real engine subprocess (``python -m gomoku_engine``). All of its ``>`` lines are written at
+once and then stdin is closed. The whole output is read until EOF and compared with the
+``<`` lines, while the test tracks the board itself.
+
+The other tests here check what a transcript cannot. END sent on its own during a search,
+YXSTOP during a search, the exit at end of input, and a run under ``python -W error``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "protocol_examples"
+TRANSCRIPTS = sorted(EXAMPLES.glob("*.txt"))
+
+#: Transcripts that show an engine bug: they must fail until the bug is fixed.
+KNOWN_BUGS: dict[str, str] = {}
+
+#: Longest wait for a whole transcript session, seconds. It includes the compile of the
+#: numba kernels (10-30 s) when their on-disk cache is cold; ``make test`` warms it first.
+SESSION_TIMEOUT = 60.0
+#: Longest wait for the first reply that needs the kernels, in the live-process tests.
+WARM_TIMEOUT = 120.0
+
+#: Command words the engine knows. A BOARD block cut short by one of them is rejected.
+COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
+            "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
+            "YXHASHCLEAR", "SWAP2BOARD"}
+MIN_SIZE, MAX_SIZE = 5, 32
+ABOUT_KEYS = {"name", "version", "author", "country", "www"}
+
+_MOVE = re.compile(r"(\d+),(\d+)")
+_PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
+_ABOUT_PAIR = re.compile(r'(\w+)="([^"]*)"')
+
+Point = tuple[int, int]
+
+
+# --- running the engine --------------------------------------------------------------------
+def engine_command(*python_flags: str) -> list[str]:
+    return [sys.executable, *python_flags, "-m", "gomoku_engine"]
+
+
+def run_session(data: bytes, cwd: Path, python_flags: tuple[str, ...] = (),
+                timeout: float = SESSION_TIMEOUT) -> tuple[int, bytes, bytes]:
+    """Write ``data`` at once, close stdin, read all output until EOF.
+
+    Returns ``(exit code, stdout, stderr)``.
+    """
+    proc = subprocess.Popen(engine_command(*python_flags), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+    try:
+        out, err = proc.communicate(data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"engine did not finish within {timeout} s\n"
+                    f"stdout so far:\n{out.decode('ascii', 'replace')}")
+    return proc.returncode, out, err
+
+
+def protocol_problem(line: str) -> str | None:
+    """Why ``line`` is not a line a manager can read, or None if it is fine."""
+    if not line.isascii() or not line.replace("\t", " ").isprintable():
+        return "non-ASCII or control characters"
+    if line == "OK" or _MOVE.fullmatch(line):
+        return None
+    for word in ("ERROR", "UNKNOWN", "MESSAGE"):
+        if line.startswith(word):
+            if not line.startswith(word + " ") or not line[len(word):].strip():
+                return f"{word} needs a non-empty text after one space"
+            return None
+    if line.startswith("name="):
+        return about_problem(line)
+    return "neither OK, a move, ERROR, UNKNOWN, MESSAGE nor an ABOUT line"
+
+
+def about_problem(line: str) -> str | None:
+    """Check the ABOUT reply as the strict managers parse it (protocol.md §2.11)."""
+    pairs = [p.strip() for p in line.split(",")]
+    keys = []
+    for pair in pairs:
+        match = _ABOUT_PAIR.fullmatch(pair)
+        if not match:
+            return f"ABOUT part {pair!r} is not key=\"value\" (or a value holds , = or \")"
+        keys.append(match.group(1))
+    if "name" not in keys:
+        return "ABOUT has no name"
+    if not set(keys) <= ABOUT_KEYS:
+        return f"ABOUT has keys outside {sorted(ABOUT_KEYS)}: {keys}"
+    return None
+
+
+def split_output(out: bytes) -> list[str]:
+    """The stdout lines; also checks that every line ends with a bare LF."""
+    assert b"\r" not in out, f"CR in the engine's output: {out!r}"
+    text = out.decode("ascii", "replace")
+    if text:
+        assert text.endswith("\n"), f"last output line not terminated: {text[-80:]!r}"
+    return text.splitlines()
+
+
+def assert_protocol_output(lines: list[str]) -> None:
+    bad = [(line, problem) for line in lines if (problem := protocol_problem(line))]
+    assert not bad, "non-protocol lines on stdout:\n" + "\n".join(
+        f"  {line!r}: {problem}" for line, problem in bad)
+
+
+# --- transcripts ---------------------------------------------------------------------------
+@dataclass
+class Send:
+    text: str
+    lineno: int
+
+
+@dataclass
+class Expect:
+    kind: str  # "exact", "prefix", "move" or "oneof"
+    value: str
+    choices: tuple[str, ...]
+    lineno: int
+
+    def __str__(self) -> str:
+        if self.kind == "prefix":
+            return f"{self.value}*"
+        if self.kind == "oneof":
+            return "ONE OF " + " ".join(self.choices)
+        return self.value
+
+    def matches(self, line: str) -> bool:
+        if self.kind == "exact":
+            return line == self.value
+        if self.kind == "prefix":
+            return line.startswith(self.value)
+        if self.kind == "move":
+            return _MOVE.fullmatch(line) is not None
+        return line in self.choices
+
+    @property
+    def is_message(self) -> bool:
+        return self.value.startswith("MESSAGE")
+
+
+@dataclass
+class Transcript:
+    path: Path
+    steps: list[Send | Expect]
+    newline: bytes = b"\n"
+
+    def input_bytes(self) -> bytes:
+        return b"".join(s.text.encode("ascii") + self.newline
+                        for s in self.steps if isinstance(s, Send))
+
+
+def _unescape(text: str, where: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code not in ("s", "t", "\\"):
+            raise ValueError(f"{where}: unknown escape \\{code}")
+        return {"s": " ", "t": "\t", "\\": "\\"}[code]
+
+    return re.sub(r"\\(.)", one, text)
+
+
+def parse_transcript(path: Path) -> Transcript:
+    transcript = Transcript(path, [])
+    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        where = f"{path.name}:{lineno}"
+        line = raw.rstrip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            directive = line[1:].strip()
+            if directive == "@crlf":
+                transcript.newline = b"\r\n"
+            elif directive == "@cr":
+                transcript.newline = b"\r"
+            elif directive.startswith("@"):
+                raise ValueError(f"{where}: unknown directive {directive!r}")
+            continue
+        if line == ">" or line.startswith("> "):
+            transcript.steps.append(Send(_unescape(line[2:], where), lineno))
+        elif line.startswith("< "):
+            text = line[2:]
+            if text == "MOVE":
+                expect = Expect("move", text, (), lineno)
+            elif text.startswith("ONE OF "):
+                choices = tuple(text[len("ONE OF "):].split())
+                if not choices or not all(_MOVE.fullmatch(c) for c in choices):
+                    raise ValueError(f"{where}: ONE OF needs moves x,y")
+                expect = Expect("oneof", text, choices, lineno)
+            elif text.endswith("*"):
+                expect = Expect("prefix", text[:-1], (), lineno)
+            else:
+                expect = Expect("exact", text, (), lineno)
+            transcript.steps.append(expect)
+        else:
+            raise ValueError(f"{where}: a line must start with '#', '> ' or '< ': {raw!r}")
+    if not any(isinstance(s, Send) for s in transcript.steps):
+        raise ValueError(f"{path.name}: nothing to send")
+    return transcript
+
+
+# --- the board as the test sees it ---------------------------------------------------------
+class TrackError(AssertionError):
+    """The engine's reply disagrees with the tracked game."""
+
+
+def parse_pair(text: str) -> Point | None:
+    match = _PAIR.fullmatch(text)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+@dataclass
+class Tracker:
+    """An independent model of the game state, for judging the engine's replies."""
+
+    size: Point | None = None  # (width, height) after a valid START
+    stones: set[Point] = field(default_factory=set)
+    block: tuple[str, list[str], int] | None = None  # open BOARD-like block
+    pending: str | None = None  # the last command still waiting for its reply
+    valid: bool = True  # whether the tracker accepted that command
+    played: Point | None = None  # the point of the last PLAY
+    ended: bool = False  # after END nothing is run
+
+    # commands
+    def feed(self, send: Send) -> None:
+        tokens = send.text.split()
+        if self.ended or not tokens:
+            return
+        word = tokens[0].upper()
+        if self.block is not None:
+            if word in COMMANDS:
+                self.close_block(terminated=False)
+            else:
+                self._block_tokens(tokens)
+                return
+        rest = send.text.strip()[len(tokens[0]):].strip()
+        self.pending, self.valid = word, True
+        if word == "START":
+            try:
+                sizes = [int(n) for n in rest.replace(",", " ").split()]
+            except ValueError:
+                sizes = []
+            self.valid = len(sizes) in (1, 2) and self._new_game(sizes[0], sizes[-1])
+        elif word == "RECTSTART":
+            pair = parse_pair(rest)
+            self.valid = pair is not None and self._new_game(*pair)
+        elif word == "RESTART":
+            self.valid = self.size is not None and self._new_game(*self.size)
+        elif word == "BEGIN":
+            self.valid = self.size is not None
+        elif word in ("TURN", "PLAY"):
+            point = parse_pair(rest)
+            self.valid = point is not None and self._is_free(point)
+            if self.valid:
+                self.stones.add(point)
+                self.played = point
+        elif word == "TAKEBACK":
+            point = parse_pair(rest)
+            self.valid = self.size is not None and point in self.stones
+            if self.valid:
+                self.stones.discard(point)
+        elif word in ("BOARD", "YXBOARD", "SWAP2BOARD"):
+            self.block = (word, [], send.lineno)
+            self._block_tokens(tokens[1:])
+        elif word == "END":
+            self.ended = True
+        # INFO, ABOUT, YXSTOP, STOP, YXSHOWINFO, YXHASHCLEAR and unknown words: no change
+
+    def _new_game(self, width: int, height: int) -> bool:
+        if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
+            return False
+        self.size = (width, height)
+        self.stones = set()
+        return True
+
+    def _on_board(self, point: Point) -> bool:
+        assert self.size is not None
+        return 0 <= point[0] < self.size[0] and 0 <= point[1] < self.size[1]
+
+    def _is_free(self, point: Point) -> bool:
+        return self.size is not None and self._on_board(point) and point not in self.stones
+
+    def _block_tokens(self, tokens: list[str]) -> None:
+        assert self.block is not None
+        for token in tokens:
+            if token.upper() == "DONE":
+                self.close_block()
+                return  # the engine ignores the rest of a line after DONE
+            self.block[1].append(token)
+
+    def close_block(self, terminated: bool = True) -> None:
+        """End the open BOARD/YXBOARD/SWAP2BOARD block and judge it as the engine must.
+
+        A block cut short (no DONE) is rejected whole with an ERROR line, the position
+        unchanged.
+        """
+        if self.block is None:
+            return
+        word, tokens, _ = self.block
+        self.block = None
+        self.pending, self.valid = word, terminated
+        if word == "SWAP2BOARD" or not terminated:
+            return
+        stones: list[tuple[int, int, int]] = []
+        for token in tokens:
+            parts = token.split(",")
+            try:
+                x, y, f = (int(p) for p in parts)
+            except ValueError:
+                self.valid = False
+                return
+            stones.append((x, y, f))
+        own = sum(1 for s in stones if s[2] == 1)
+        opponent = sum(1 for s in stones if s[2] == 2)
+        points = [(x, y) for x, y, _ in stones]
+        self.valid = (self.size is not None
+                      and own + opponent == len(stones)
+                      and opponent in (own, own + 1)
+                      and len(set(points)) == len(points)
+                      and all(self._on_board(p) for p in points))
+        if self.valid:
+            self.stones = set(points)
+
+    # replies
+    def reply(self, line: str) -> None:
+        """Account for a matched reply line (never called for MESSAGE lines)."""
+        command, valid = self.pending, self.valid
+        if line.startswith("ERROR"):
+            if command is not None and valid:
+                raise TrackError(f"ERROR for {command}, which the test judged valid")
+            self.pending = None
+            return
+        move = _MOVE.fullmatch(line)
+        if line == "OK":
+            if command not in ("START", "RECTSTART", "RESTART", "TAKEBACK") or not valid:
+                raise TrackError(f"OK after {command} (judged {'valid' if valid else 'invalid'})")
+        elif move:
+            point = (int(move.group(1)), int(move.group(2)))
+            if command == "PLAY" and valid:
+                if point != self.played:
+                    raise TrackError(f"PLAY echoed {line}, expected {self.played}")
+            elif command in ("BEGIN", "TURN", "BOARD") and valid:
+                if not self._is_free(point):
+                    raise TrackError(f"illegal move {line}: off the {self.size} board or "
+                                     "occupied")
+                self.stones.add(point)
+            else:
+                raise TrackError(f"a move after {command} "
+                                 f"(judged {'valid' if valid else 'invalid'})")
+        self.pending = None
+
+
+# --- comparison ----------------------------------------------------------------------------
+def compare(transcript: Transcript, lines: list[str]) -> None:
+    tracker = Tracker()
+    index = 0
+
+    def fail(message: str, lineno: int) -> None:
+        shown = "\n".join(f"  {'>>' if i == index else '  '} {line}"
+                          for i, line in enumerate(lines))
+        pytest.fail(f"{transcript.path.name}:{lineno}: {message}\nengine output "
+                    f"(>> = current line):\n{shown}", pytrace=False)
+
+    for step in transcript.steps:
+        if isinstance(step, Send):
+            tracker.feed(step)
+            continue
+        tracker.close_block(terminated=False)  # a reply: the engine has ended the block
+        while True:
+            if index >= len(lines):
+                fail(f"expected {step}, but the output ended", step.lineno)
+            line = lines[index]
+            if step.matches(line):
+                break
+            if not line.startswith("MESSAGE"):
+                fail(f"expected {step}, got {line!r}", step.lineno)
+            index += 1  # chatter that this expectation does not ask for
+        if not line.startswith("MESSAGE"):
+            try:
+                tracker.reply(line)
+            except TrackError as exc:
+                fail(str(exc), step.lineno)
+        index += 1
+    extra = [line for line in lines[index:] if not line.startswith("MESSAGE")]
+    if extra:
+        fail(f"unexpected output after the last expectation: {extra}",
+             transcript.steps[-1].lineno)
+
+
+# --- tests ---------------------------------------------------------------------------------
+def test_transcripts_exist() -> None:
+    assert len(TRANSCRIPTS) >= 20, f"protocol transcripts missing in {EXAMPLES}"
+
+
+def _transcript_params() -> list:
+    params = []
+    for path in TRANSCRIPTS:
+        marks = []
+        if path.stem in KNOWN_BUGS:
+            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[path.stem]))
+        params.append(pytest.param(path, id=path.stem, marks=marks))
+    return params
+
+
+def test_known_bug_transcripts_exist() -> None:
+    assert set(KNOWN_BUGS) <= {p.stem for p in TRANSCRIPTS}
+
+
+def test_readme_lists_every_transcript() -> None:
+    readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")
+    missing = [p.name for p in TRANSCRIPTS if f"`{p.name}`" not in readme]
+    assert not missing, f"add these to the table in protocol_examples/README.md: {missing}"
+
+
+@pytest.mark.parametrize("path", _transcript_params())
+def test_transcript(path: Path, tmp_path: Path) -> None:
+    transcript = parse_transcript(path)
+    code, out, err = run_session(transcript.input_bytes(), tmp_path)
+    assert err == b"", f"stderr not empty: {err.decode('ascii', 'replace')[:2000]}"
+    lines = split_output(out)
+    assert_protocol_output(lines)
+    compare(transcript, lines)
+    assert code == 0, f"exit code {code}"
+
+
+class LiveEngine:
+    """An engine process driven line by line, with a timestamped stdout reader."""
+
+    def __init__(self, cwd: Path, *python_flags: str) -> None:
+        self.proc = subprocess.Popen(engine_command(*python_flags), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     cwd=cwd, bufsize=0)
+        self.lines: list[tuple[float, str]] = []
+        self._cond = threading.Condition()
+        self._eof = False
+        self._stderr = b""
+        self._threads = [threading.Thread(target=self._pump, daemon=True),
+                         threading.Thread(target=self._drain_stderr, daemon=True)]
+        for thread in self._threads:
+            thread.start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            with self._cond:
+                self.lines.append((time.perf_counter(), raw.decode("ascii", "replace")))
+                self._cond.notify_all()
+        with self._cond:
+            self._eof = True
+            self._cond.notify_all()
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        self._stderr = self.proc.stderr.read()
+
+    def send(self, text: str) -> float:
+        """Write ``text`` in one write; returns the time it was written."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text.encode("ascii"))
+        self.proc.stdin.flush()
+        return time.perf_counter()
+
+    def mark(self) -> int:
+        """The number of lines read so far (for :meth:`wait_line`)."""
+        with self._cond:
+            return len(self.lines)
+
+    def wait_line(self, predicate, timeout: float, start: int = 0) -> tuple[float, str]:
+        """The first line from index ``start`` on (without its newline) that satisfies
+        ``predicate``, and the time it was read."""
+        deadline = time.perf_counter() + timeout
+        seen = start
+        with self._cond:
+            while True:
+                for stamp, raw in self.lines[seen:]:
+                    if predicate(raw.rstrip("\n")):
+                        return stamp, raw.rstrip("\n")
+                seen = len(self.lines)
+                left = deadline - time.perf_counter()
+                if self._eof or left <= 0:
+                    raise AssertionError(f"no such line within {timeout} s; output so far: "
+                                         f"{[raw for _, raw in self.lines]}")
+                self._cond.wait(left)
+
+    def output(self) -> str:
+        with self._cond:
+            return "".join(raw for _, raw in self.lines)
+
+    def finish(self, timeout: float = 5.0) -> tuple[str, bytes]:
+        """After the process has exited: all of stdout, and stderr."""
+        for thread in self._threads:
+            thread.join(timeout)
+        return self.output(), self._stderr
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture
+def live(tmp_path: Path):
+    engines: list[LiveEngine] = []
+
+    def make(*python_flags: str) -> LiveEngine:
+        engine = LiveEngine(tmp_path, *python_flags)
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.close()
+
+
+#: A quiet middle-game position: nobody has a three, so the search runs its full time.
+QUIET_BOARD = "BOARD\n7,7,1\n8,8,2\n8,7,1\n6,8,2\nDONE\n"
+QUIET_STONES = {(7, 7), (8, 8), (8, 7), (6, 8)}
+
+
+def start_long_search(engine: LiveEngine) -> int:
+    """Start a search with a 20 s turn (about 10 s planned) and return once it runs.
+
+    BEGIN first, so that the engine has finished its warm-up and built the board: a
+    YXSTOP that arrives before the search has started is dropped. Returns the number of
+    lines read before BOARD was sent.
+    """
+    engine.send("START 15\nINFO timeout_turn 20000\nBEGIN\n")
+    engine.wait_line(lambda line: line == "7,7", timeout=WARM_TIMEOUT)
+    before = engine.mark()
+    engine.send(QUIET_BOARD)
+    time.sleep(0.5)
+    assert engine.proc.poll() is None
+    assert engine.mark() == before, "the search ended before the stop"
+    return before
+
+
+def test_end_alone_during_search_exits_at_once(live) -> None:
+    engine = live()
+    before = start_long_search(engine)
+    sent = engine.send("END\n")
+    code = engine.proc.wait(timeout=5)
+    elapsed = time.perf_counter() - sent
+    assert code == 0
+    assert elapsed < 0.5, f"END took {elapsed:.3f} s"
+    out, err = engine.finish()
+    assert out.splitlines()[before:] == [], "END must print nothing"
+    assert err == b""
+
+
+def test_yxstop_alone_during_search_returns_the_move(live) -> None:
+    engine = live()
+    start_long_search(engine)
+    start = engine.mark()
+    sent = engine.send("YXSTOP\n")
+    stamp, line = engine.wait_line(lambda text: not text.startswith("MESSAGE"), timeout=5,
+                                   start=start)
+    assert stamp - sent < 0.5, f"move {stamp - sent:.3f} s after YXSTOP"
+    move = _MOVE.fullmatch(line)
+    assert move, f"not a move: {line!r}"
+    point = (int(move.group(1)), int(move.group(2)))
+    assert 0 <= point[0] < 15 and 0 <= point[1] < 15 and point not in QUIET_STONES
+    # The game goes on after the stop: the next TURN is answered normally.
+    start = engine.mark()
+    engine.send("INFO timeout_turn 300\nTURN 0,0\n")
+    _, reply = engine.wait_line(lambda text: not text.startswith("MESSAGE"), timeout=10,
+                                start=start)
+    assert _MOVE.fullmatch(reply), reply
+    reply_point = tuple(int(n) for n in reply.split(","))
+    assert reply_point not in QUIET_STONES | {point, (0, 0)}
+    engine.proc.stdin.close()
+    assert engine.proc.wait(timeout=10) == 0
+    out, err = engine.finish()
+    assert err == b""
+    assert_protocol_output(split_output(out.encode()))
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"", []),
+    (b"ABOUT", ["name="]),  # the last line needs no newline
+    (b"START 15\nINFO max_depth 2\nBEGIN\nTURN 0,0\n", ["OK", "7,7", ""]),
+], ids=["empty", "no-final-newline", "queued-moves"])
+def test_end_of_input_exits_with_code_0(data: bytes, expected: list[str],
+                                        tmp_path: Path) -> None:
+    code, out, err = run_session(data, tmp_path)  # fails if the engine does not exit
+    assert code == 0
+    assert err == b""
+    lines = [line for line in split_output(out) if not line.startswith("MESSAGE")]
+    assert_protocol_output(lines)
+    assert len(lines) == len(expected), lines
+    for line, start in zip(lines, expected):
+        assert line.startswith(start), lines
+
+
+# Regression: a line made only of an ASCII separator (0x1c..0x1f) passed the bytes.strip()
+# test but str.strip() emptied it, and the reader thread died on text.split()[0].
+def test_control_character_line_is_ignored(tmp_path: Path) -> None:
+    code, out, err = run_session(b"START 15\n\x1c\nABOUT\n", tmp_path, timeout=5)
+    assert code == 0 and err == b""
+    lines = split_output(out)
+    assert lines[0] == "OK" and lines[-1].startswith("name="), lines
+
+
+# Regression: UNKNOWN echoed the command's control characters (NUL, ESC) raw.
+def test_unknown_reply_is_printable(tmp_path: Path) -> None:
+    code, out, err = run_session(b"\x00\x1b[2J\nABOUT\n", tmp_path)
+    assert code == 0 and err == b""
+    lines = split_output(out)
+    assert lines[0].startswith("UNKNOWN") and lines[1].startswith("name="), lines
+    assert_protocol_output(lines)
+
+
+def test_eof_when_idle_exits_promptly(live) -> None:
+    engine = live()
+    engine.send("START 15\n")
+    engine.wait_line(lambda line: line == "OK", timeout=WARM_TIMEOUT)
+    engine.proc.stdin.close()
+    closed = time.perf_counter()
+    assert engine.proc.wait(timeout=5) == 0
+    assert time.perf_counter() - closed < 1.0
+
+
+WARNINGS_SESSION = """\
+ABOUT
+INFO timeout_turn 300
+INFO max_memory 367001600
+INFO game_type 1
+INFO rule 1
+START 15
+BEGIN
+TURN 7,8
+BOARD
+7,7,2
+8,8,1
+6,6,2
+DONE
+TAKEBACK 6,6
+TURN 0,14
+YXBOARD 7,7,1 8,8,2 DONE
+YXSHOWINFO
+YXHASHCLEAR
+SWAP2BOARD
+DONE
+TURN 99,99
+BOGUS
+RESTART
+START 20
+BEGIN
+END
+"""
+
+
+def test_python_warnings_as_errors_still_only_protocol_lines(tmp_path: Path) -> None:
+    code, out, err = run_session(WARNINGS_SESSION.encode(), tmp_path,
+                                 python_flags=("-W", "error", "-X", "dev"))
+    assert err == b"", err.decode("ascii", "replace")
+    assert code == 0
+    lines = split_output(out)
+    assert_protocol_output(lines)
+    replies = [line for line in lines if not line.startswith("MESSAGE")]
+    assert len(replies) == 13, replies
+    assert replies[0].startswith("name=") and replies[1] == "OK"
+    assert not any(line.startswith("ERROR internal") for line in replies), replies
+
+
+def test_sessions_leave_no_files(tmp_path: Path) -> None:
+    """The engine writes nothing into its working directory (protocol.md §1.1)."""
+    run_session(b"START 15\nINFO max_depth 2\nBEGIN\nTURN 1,1\n", tmp_path)
+    assert os.listdir(tmp_path) == []
+
+
+# --- the comparator itself (no engine) -----------------------------------------------------
+def _transcript(text: str, tmp_path: Path) -> Transcript:
+    path = tmp_path / "t.txt"
+    path.write_text(text)
+    return parse_transcript(path)
+
+
+@pytest.mark.parametrize("text, output", [
+    # a move on a stone the opponent just played
+    ("> START 15\n< OK\n> TURN 7,7\n< MOVE\n", ["OK", "7,7"]),
+    # a move off the board
+    ("> START 15\n< OK\n> BEGIN\n< MOVE\n", ["OK", "15,3"]),
+    # an ERROR where the test judged the command valid
+    ("> START 15\n< OK\n> TURN 7,7\n< ERROR*\n", ["OK", "ERROR TURN 7,7: occupied"]),
+    # a reply where the test judged the command invalid
+    ("> START 15\n< OK\n> TURN 7,7\n< MOVE\n> TURN 7,7\n< MOVE\n", ["OK", "8,8", "9,9"]),
+    # a reply to a command that needs none
+    ("> INFO rule 0\n> ABOUT\n< name=*\n", ["OK", 'name="x"']),
+    # output left over
+    ("> START 15\n< OK\n", ["OK", "OK"]),
+    # output missing
+    ("> START 15\n< OK\n> BEGIN\n< 7,7\n", ["OK", "MESSAGE depth 0"]),
+    # an expected MESSAGE that does not come before the reply
+    ("> INFO rule 4\n> START 15\n< MESSAGE rule 4*\n< OK\n", ["MESSAGE other", "OK"]),
+    # a wrong PLAY echo
+    ("> START 15\n< OK\n> PLAY 3,3\n< MOVE\n", ["OK", "3,4"]),
+    # a move after the stones of an invalid BOARD
+    ("> START 15\n< OK\n> BOARD\n> 1,1,1\n> DONE\n< MOVE\n", ["OK", "7,7"]),
+])
+def test_comparator_rejects(text: str, output: list[str], tmp_path: Path) -> None:
+    with pytest.raises(pytest.fail.Exception):
+        compare(_transcript(text, tmp_path), output)
+
+
+def test_comparator_accepts_and_tracks(tmp_path: Path) -> None:
+    text = """\
+> START 15
+< OK
+> BOARD
+> 7,7,2
+> 8,8,1
+> 6,6,2
+< ERROR*
+> TURN 9,9
+< MOVE
+> TAKEBACK 9,9
+< OK
+> TURN 9,9
+< ONE OF 1,1 2,2
+> INFO rule 4
+> ABOUT
+< MESSAGE rule 4*
+< name=*
+"""
+    output = ["OK", "ERROR BOARD not terminated by DONE: position unchanged",
+              "MESSAGE depth 1", "4,4", "OK", "2,2", "MESSAGE rule 4 is not supported",
+              'name="x"', "MESSAGE trailing chatter"]
+    compare(_transcript(text, tmp_path), output)
+
+
+def test_protocol_line_check() -> None:
+    good = ["OK", "7,7", "ERROR bad", "UNKNOWN x", "MESSAGE depth 1",
+            'name="a", version="1", author="b c", country="CZ"']
+    bad = ["ok", "7, 7", "7,7 ", "ERROR", "ERRORx", "DEBUG hi", "SUGGEST 7,7", "",
+           'name="a", email="x"', 'name="a,b"', "MESSAGE caf\u00e9", "Traceback (most recent"]
+    assert [protocol_problem(line) for line in good] == [None] * len(good)
+    assert all(protocol_problem(line) for line in bad)
