@@ -59,9 +59,13 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
     engines = {BLACK: EngineProcess(black), WHITE: EngineProcess(white)}
     started = {BLACK: False, WHITE: False}
     try:
-        for engine in engines.values():
-            engine.send(f"START {size}", f"INFO timeout_turn {turn_ms}", "INFO timeout_match 0",
-                        f"INFO rule {int(rule)}", "INFO max_memory 367001600")
+        for colour, engine in engines.items():
+            try:
+                engine.send(f"START {size}", f"INFO timeout_turn {turn_ms}",
+                            "INFO timeout_match 0", f"INFO rule {int(rule)}",
+                            "INFO max_memory 367001600")
+            except OSError:
+                return _forfeit(record, colour, "crashed")
         for colour, engine in engines.items():
             reply = _safe_reply(engine, first_move_grace_ms / 1000)
             if reply != "OK":
@@ -69,14 +73,17 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
         while True:
             colour = board.to_move
             engine = engines[colour]
-            if not started[colour]:
-                engine.send("BOARD", *(f"{x},{y},{1 if c == colour else 2}"
-                                       for x, y, c in board.stones()), "DONE")
-                limit = (turn_ms + tolerance_ms + first_move_grace_ms) / 1000
-                started[colour] = True
-            else:
-                engine.send(f"TURN {format_pair(board.moves()[-1])}")
-                limit = (turn_ms + tolerance_ms) / 1000
+            try:
+                if not started[colour]:
+                    engine.send("BOARD", *(f"{x},{y},{1 if c == colour else 2}"
+                                           for x, y, c in board.stones()), "DONE")
+                    limit = (turn_ms + tolerance_ms + first_move_grace_ms) / 1000
+                    started[colour] = True
+                else:
+                    engine.send(f"TURN {format_pair(board.moves()[-1])}")
+                    limit = (turn_ms + tolerance_ms) / 1000
+            except OSError:  # a broken pipe: the engine is gone
+                return _forfeit(record, colour, "crashed")
             began = time.perf_counter()
             try:
                 line = engine.read_reply(limit)

@@ -23,6 +23,7 @@ def load_openings(path: str | Path, size: int) -> list[list[Point]]:
     """Read an opening file: "pos" lines (``h8i9j7``) or "offset" lines (``0,0, 1,0, 1,3``).
 
     Offsets are relative to the centre (``x = dx + size // 2``), as in Piskvork's list.
+    Openings with a stone outside a ``size`` x ``size`` board are left out.
 
     :raises InvalidMoveError: on a line in neither format.
     """
@@ -37,7 +38,7 @@ def load_openings(path: str | Path, size: int) -> list[list[Point]]:
                              for dx, dy in zip(numbers[::2], numbers[1::2])])
         else:
             openings.append(parse_moves(line))
-    return openings
+    return [o for o in openings if all(0 <= x < size and 0 <= y < size for x, y in o)]
 
 
 @dataclass
