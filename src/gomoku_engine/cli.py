@@ -10,10 +10,14 @@ import os
 import sys
 import time
 import warnings
+from typing import TYPE_CHECKING
 
 import click
 
 from .constants import Rule
+
+if TYPE_CHECKING:
+    from .engine import Engine
 from .notation import format_pair, format_point, format_score, parse_moves
 
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}
@@ -92,26 +96,65 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
 
     Prints one line per completed iteration, then the best move.
     """
-    from .engine import Engine, Limits, SearchInfo
-    from .errors import GomokuError
+    from .engine import Limits, SearchInfo
 
-    engine = Engine(size, rule=RULES[rule])
-    try:
-        for x, y in parse_moves(position):
-            engine.board.play(x, y)
-    except GomokuError as exc:
-        raise click.BadParameter(str(exc), param_hint="POSITION") from exc
+    engine = _engine_at(position, size, rule)
 
     def show(info: SearchInfo) -> None:
         pv = " ".join(format_point(p) for p in info.pv)
         click.echo(f"depth {info.depth:2d}/{info.seldepth:<2d} score {format_score(info.score):>10s} "
                    f"nodes {info.nodes:9d} nps {info.nps:8d} time {info.time_ms:7.0f} ms  pv {pv}")
 
-    if engine.board.is_full:
-        raise click.BadParameter("the board is full", param_hint="POSITION")
     result = engine.search(Limits(hard_ms=time_ms, soft_ms=time_ms / 2, depth=depth), show)
     click.echo(f"bestmove {format_pair(result.move)} ({format_point(result.move)}) "
                f"score {format_score(result.score)} depth {result.depth}")
+
+
+@main.command()
+@click.argument("position")
+@click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
+@click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
+@click.option("--vcf", "kind", flag_value="vcf", help="Fours only.")
+@click.option("--vct", "kind", flag_value="vct", default=True,
+              help="Threes and fours [default].")
+@click.option("--time", "time_ms", type=click.IntRange(1, None), default=5000, show_default=True,
+              help="Time budget in ms.")
+@click.option("--depth", type=click.IntRange(1, 60), default=None,
+              help="Most threats before the five [default: 30 for VCF, 12 for VCT].")
+def solve(position: str, rule: str, size: int, kind: str, time_ms: int,
+          depth: int | None) -> None:
+    """Does the side to move in POSITION win by VCF or VCT?  Prints the winning line.
+
+    POSITION is a move list (h8i9j10 or x,y pairs), black first.  The exit status is 0
+    whether or not a win is found, 2 for bad input.
+    """
+    engine = _engine_at(position, size, rule)
+    result = engine.solve(kind, time_ms, depth)
+    side = "black" if engine.board.to_move == 1 else "white"
+    if result.win:
+        line = " ".join(format_point(p) for p in result.line)
+        click.echo(f"{side} wins by {kind.upper()} in {len(result.line)} plies: {line}")
+    elif result.aborted:
+        click.echo(f"no {kind.upper()} found for {side} within the budget (unknown)")
+    else:
+        click.echo(f"{side} has no {kind.upper()}")
+    click.echo(f"nodes {result.nodes} time {result.time_ms:.0f} ms")
+
+
+def _engine_at(position: str, size: int, rule: str) -> Engine:
+    """An engine on the position given on the command line (click error on bad input)."""
+    from .engine import Engine
+    from .errors import GomokuError
+
+    engine = Engine(size, rule=RULES[rule], hash_mb=16)
+    try:
+        for x, y in parse_moves(position):
+            engine.board.play(x, y)
+    except GomokuError as exc:
+        raise click.BadParameter(str(exc), param_hint="POSITION") from exc
+    if engine.board.is_full:
+        raise click.BadParameter("the board is full", param_hint="POSITION")
+    return engine
 
 
 @main.command()

@@ -17,13 +17,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .board import Board
-from .constants import EMPTY, INFINITY, MAX_PLY, Rule, mate_in
+from .constants import EMPTY, INFINITY, MATE, MAX_PLY, Rule, mate_in
 from .notation import Point
 from .patterns import line_table
+from .position import make_move, pass_move, unmake_move
 from .search import (
-    ALLOW_STOP, DEADLINE, NODE_LIMIT, NODES, SELDEPTH, STOPPED, SearchState,
+    ALLOW_STOP, DEADLINE, NODE_LIMIT, NODES, ROOT_FILTER, SELDEPTH, STOPPED, SearchState,
     clear_search_state, generate_moves, kernel_clock_ns, new_search_state, search_depth,
 )
+from . import threats
+from .threats import ThreatState, clear_threat_state, new_threat_state
+
+# Root threat-space search (:mod:`gomoku_engine.threats`): fours and node budgets, and the
+# share of the soft time limit the VCT may use.
+ROOT_VCF_DEPTH = 30
+ROOT_VCF_NODES = 200_000
+REFUTE_VCF_NODES = 20_000
+ROOT_VCT_DEPTH = 12
+ROOT_VCT_NODES = 300_000
+ROOT_VCT_SHARE = 0.15
 
 DEFAULT_HASH_MB = 64.0
 
@@ -37,6 +49,7 @@ class Limits:
     depth: int | None = None  #: deepest iteration
     nodes: int | None = None  #: node budget (checked every 1024 nodes)
     start: float | None = None  #: ``time.perf_counter()`` when the move was asked for
+    threats: bool = True  #: run the root threat-space search (VCF, VCT) first
 
 
 @dataclass
@@ -69,6 +82,17 @@ class SearchResult:
     pv: list[Point]
 
 
+@dataclass
+class SolveResult:
+    """Answer of :meth:`Engine.solve`."""
+
+    win: bool  #: the side to move wins by force
+    line: list[Point]  #: the winning line (both sides' moves), ending with the five
+    nodes: int  #: solver nodes
+    time_ms: float
+    aborted: bool  #: no win found *and* the budget ran out (so the answer is unknown)
+
+
 class Engine:
     """A board and its searcher.
 
@@ -88,7 +112,9 @@ class Engine:
 
     def _new_state(self) -> SearchState:
         g = self.board.geometry
-        return new_search_state(g.n_cells, g.width * g.height, self.hash_mb)
+        state = new_search_state(g.n_cells, g.width * g.height, self.hash_mb)
+        self._threats: ThreatState = new_threat_state(g.width * g.height, state.stop)
+        return state
 
     # --- set-up ----------------------------------------------------------------------------
     def new_game(self, width: int | None = None, height: int | None = None,
@@ -106,7 +132,7 @@ class Engine:
             self.board = Board(width, height, rule)
             if resized:
                 self._state = self._new_state()
-        clear_search_state(self._state)
+        self.clear_hash()
 
     def set_rule(self, rule: Rule) -> None:
         """Change the rule, keeping the stones."""
@@ -114,7 +140,7 @@ class Engine:
             stones, to_move = self.board.stones(), self.board.to_move
             self.board = Board(self.board.width, self.board.height, rule)
             self.board.set_stones(stones, to_move)
-            clear_search_state(self._state)
+            self.clear_hash()
 
     def set_hash_size(self, megabytes: float) -> None:
         """Resize the transposition table (MiB); its contents are lost."""
@@ -123,8 +149,9 @@ class Engine:
             self._state = self._new_state()
 
     def clear_hash(self) -> None:
-        """Forget the transposition table, killers and history."""
+        """Forget the transposition tables, killers and history."""
         clear_search_state(self._state)
+        clear_threat_state(self._threats)
 
     # --- search ----------------------------------------------------------------------------
     def stop(self) -> None:
@@ -179,15 +206,27 @@ class Engine:
             timer = threading.Timer(remaining, self.stop)
             timer.daemon = True
             timer.start()
+        ss.counters[ROOT_FILTER] = 0
+        if limits.threats:
+            won = self._root_threats(limits, start)
+            if won is not None:
+                if timer is not None:
+                    timer.cancel()
+                return won
         max_depth = min(limits.depth or MAX_PLY - 8, MAX_PLY - 8)
         best: SearchResult | None = None
-        last_iteration_ms = 0.0
         try:
             for depth in range(1, max_depth + 1):
                 before = time.perf_counter()
-                score = search_depth(board.position, board.tables, ss, depth, -INFINITY,
-                                     INFINITY)
+                score = search_depth(board.position, board.tables, ss, self._threats, depth,
+                                     -INFINITY, INFINITY)
                 if ss.counters[STOPPED] != 0 or ss.pv_len[0] == 0:
+                    if best is not None and ss.pv_len[0] > 0:
+                        # Stopped mid-iteration: the root moves searched to the end are
+                        # exact, and the PV holds the best of them (the previous best
+                        # move is searched first), so its move is at least as good.
+                        best.move = board.geometry.xy(int(ss.pv[0, 0]))
+                        best.pv = [board.geometry.xy(int(c)) for c in ss.pv[0, :ss.pv_len[0]]]
                     break
                 elapsed = _ms_since(start)
                 pv = [board.geometry.xy(int(c)) for c in ss.pv[0, : ss.pv_len[0]]]
@@ -203,12 +242,8 @@ class Engine:
                     break  # the forced line is found; deeper search cannot change it
                 if limits.soft_ms is not None and elapsed >= limits.soft_ms:
                     break
-                if limits.hard_ms is not None:
-                    growth = this_iteration_ms / last_iteration_ms if last_iteration_ms > 0 else 3
-                    predicted = this_iteration_ms * min(max(growth, 1.5), 6.0)
-                    if elapsed + predicted > limits.hard_ms:
-                        break
-                last_iteration_ms = this_iteration_ms
+                if limits.hard_ms is not None and elapsed + this_iteration_ms > limits.hard_ms:
+                    break  # the next iteration would not even repeat this one's work
         finally:
             if timer is not None:
                 timer.cancel()
@@ -216,6 +251,101 @@ class Engine:
             best = self._fallback(start)
         best.time_ms = _ms_since(start)
         return best
+
+    def _solve(self, solver: Callable[..., bool], depth: int, nodes: int,
+               deadline_ns: int) -> list[int] | None:
+        """Run a threat solver for the side to move; the winning line (flat cells) or None."""
+        board, ts = self.board, self._threats
+        ts.counters[threats.NODES] = 0
+        ts.counters[threats.NODE_LIMIT] = nodes
+        ts.counters[threats.ABORTED] = 0
+        ts.counters[threats.DEADLINE] = deadline_ns
+        won = solver(board.position, board.tables, ts, depth, 0)
+        self._state.counters[NODES] += ts.counters[threats.NODES]
+        if not won:
+            return None
+        return [int(c) for c in ts.line[: ts.counters[threats.LINE_LEN]]]
+
+    def solve(self, kind: str = "vct", time_ms: float | None = 1000.0,
+              depth: int | None = None, nodes: int = 2**62) -> SolveResult:
+        """Threat-space solve for the side to move: does it win by VCF (or VCT)?
+
+        :param kind: ``"vcf"`` (fours only) or ``"vct"`` (threes and fours).
+        :param time_ms: time budget in ms (``None``: none).
+        :param depth: most threats before the five (default 30 for VCF, 12 for VCT).
+        :param nodes: node budget.
+        :raises ValueError: for an unknown ``kind``.
+        """
+        if kind not in ("vcf", "vct"):
+            raise ValueError(f"kind must be 'vcf' or 'vct', not {kind!r}")
+        solver = threats.vcf if kind == "vcf" else threats.solve_vct
+        depth = depth or (ROOT_VCF_DEPTH if kind == "vcf" else ROOT_VCT_DEPTH)
+        began = time.perf_counter()
+        now = kernel_clock_ns()
+        deadline = now + int(time_ms * 1e6) if (now and time_ms is not None) else 0
+        with self._lock:
+            self._state.counters[NODES] = 0
+            try:
+                line = self._solve(solver, depth, nodes, deadline)
+            finally:
+                self._state.stop[0] = 0
+            aborted = bool(self._threats.counters[threats.ABORTED])
+            searched = int(self._threats.counters[threats.NODES])
+        points = [] if line is None else [self.board.geometry.xy(c) for c in line]
+        return SolveResult(line is not None, points, searched, _ms_since(began),
+                           aborted and line is None)
+
+    def _root_threats(self, limits: Limits, start: float) -> SearchResult | None:
+        """Threat-space search at the root (Allis et al. 1994, as rapfi does it).
+
+        Our VCF, then the opponent's VCF (if it has one, only root moves after which it
+        has none are searched), then our VCT within ``ROOT_VCT_SHARE`` of the soft time.
+        Returns the result if we win by force, else None.
+        """
+        board, ss = self.board, self._state
+        pos, tab = board.position, board.tables
+        now = kernel_clock_ns()
+
+        def deadline(ms: float | None) -> int:
+            if ms is None or not now:
+                return 0
+            return now + int(max(0.0, ms - _ms_since(start)) * 1e6)
+
+        hard = deadline(limits.hard_ms)
+        line = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, hard)
+        if line is None:
+            pass_move(pos, tab)
+            threat = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, hard)
+            pass_move(pos, tab)
+            if threat is not None:
+                self._filter_root(hard)
+            share = None if limits.soft_ms is None else limits.soft_ms * ROOT_VCT_SHARE
+            line = self._solve(threats.solve_vct, ROOT_VCT_DEPTH, ROOT_VCT_NODES,
+                               deadline(share))
+        if line is None:
+            return None
+        pv = [board.geometry.xy(c) for c in line]
+        return SearchResult(pv[0], MATE - len(line), len(line), len(line),
+                            int(ss.counters[NODES]), _ms_since(start), pv)
+
+    def _filter_root(self, deadline_ns: int) -> None:
+        """Allow only the root moves proven to leave the opponent no VCF (if there are any)."""
+        board, ss = self.board, self._state
+        pos, tab = board.position, board.tables
+        n = generate_moves(pos, tab, ss, 0, -1, pos.moves.shape[0])
+        candidates = [int(c) for c in ss.move_buf[0, :n]]
+        ss.root_allowed[:] = 0
+        allowed = 0
+        for cell in candidates:
+            make_move(pos, tab, cell)
+            refuted = (self._solve(threats.vcf, ROOT_VCF_DEPTH, REFUTE_VCF_NODES, deadline_ns)
+                       is None and not self._threats.counters[threats.ABORTED])
+            unmake_move(pos, tab)
+            if refuted:
+                ss.root_allowed[cell] = 1
+                allowed += 1
+        if allowed:
+            ss.counters[ROOT_FILTER] = 1
 
     def _fallback(self, start: float) -> SearchResult:
         """Highest-priority candidate, or any empty point: used only if no iteration ended."""

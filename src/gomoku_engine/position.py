@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    BLACK, EMPTY, EVAL_LIMIT, N_THREATS, PAD, WALL, Rule,
+    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_THREATS, OPEN_FOUR, PAD, WALL, Rule,
 )
 from .evaluation import EVAL_DIV, EVAL_OPP, EVAL_OWN, combination_tables
 from .geometry import Geometry
@@ -274,6 +274,51 @@ def unmake_move(pos: Position, tab: Tables) -> None:
 
 
 @njit
+def find_threat(pos: Position, tab: Tables, side: int, threat: int) -> int:
+    """First empty point (in board order) where ``side`` (0 black, 1 white) has ``threat``."""
+    for cell in tab.points:
+        if pos.cells[cell] == EMPTY and pos.threat[side, cell] == threat:
+            return cell
+    return -1
+
+
+@njit
+def defends(pos: Position, them: int, cell: int) -> bool:
+    """True if ``cell`` lies on a line where the opponent would make a four or five."""
+    for d in range(4):
+        p = pos.patterns[them, cell, d]
+        if p == FOUR or p == OPEN_FOUR or p == FIVE:
+            return True
+    return False
+
+
+@njit
+def find_threat_near(pos: Position, tab: Tables, side: int, threat: int, cell: int) -> int:
+    """Like :func:`find_threat`, looking only along the four lines through ``cell``.
+
+    Enough for the threats a move on ``cell`` has just created (a new five point lies
+    within four cells of it on one of its lines); 40 cells instead of the whole board.
+    """
+    for d in range(4):
+        step = tab.directions[d]
+        for k in range(-4, 5):
+            other = cell + k * step
+            if k != 0 and pos.cells[other] == EMPTY and pos.threat[side, other] == threat:
+                return other
+    return -1
+
+
+@njit
+def pass_move(pos: Position, tab: Tables) -> None:
+    """Give the move to the other side without playing (a null move); its own inverse.
+
+    Used to ask "what if the opponent were to move now?" (the opponent's threats).
+    """
+    pos.state[TO_MOVE] = 3 - pos.state[TO_MOVE]
+    pos.key[0] ^= tab.zobrist[0, 0]
+
+
+@njit
 def evaluate(pos: Position) -> int:
     """Static evaluation for the side to move (int, clamped to +-EVAL_LIMIT).
 
@@ -290,5 +335,6 @@ def evaluate(pos: Position) -> int:
     return score
 
 
-__all__ = ["PAD", "Position", "Tables", "evaluate", "make_move", "make_tables", "new_position",
-           "reset_position", "unmake_move"]
+__all__ = ["PAD", "Position", "Tables", "defends", "evaluate", "find_threat", "find_threat_near",
+           "make_move",
+           "make_tables", "new_position", "pass_move", "reset_position", "unmake_move"]

@@ -17,6 +17,7 @@ Node order at every node (from the point of view of the side to move, "us"):
    so it cannot stop both ends); a four-three while the opponent cannot make a four: a
    win in 5;
 4. depth exhausted: static evaluation;
+4b. at the horizon, a short VCF for the side to move (a win is scored as a mate);
 5. the opponent threatens a forced win (it has a four-three or open-four point): only our
    four-making moves and the points on the opponent's threat lines are searched
    (the defence rule of rapfi's move picker, ``DEFENCE`` moves);
@@ -37,12 +38,19 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    EMPTY, FIVE, FOUR, INFINITY, MATE, MATE_BOUND, MAX_PLY, OPEN_FOUR, T_FIVE, T_FOUR,
-    T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
+    EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, T_FIVE, T_FOUR, T_FOUR_THREE, T_OPEN_FOUR,
+    T_OPEN_THREE,
 )
 from .evaluation import DEFENCE_DIV, DEFENCE_NUM
 from .jit import atomic_load, monotonic_ns, njit
-from .position import TO_MOVE, PLY, Position, Tables, evaluate, make_move, unmake_move
+from .position import (
+    PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, make_move, unmake_move,
+)
+from .threats import ABORTED, LINE_LEN
+from .threats import DEADLINE as VCF_DEADLINE
+from .threats import NODE_LIMIT as VCF_NODE_LIMIT
+from .threats import NODES as VCF_NODES
+from .threats import ThreatState, vcf
 
 # counters[] indices
 NODES = 0
@@ -53,6 +61,8 @@ ALLOW_STOP = 4
 ROOT_BREADTH = 5
 BREADTH = 6
 DEADLINE = 7  # kernel_clock_ns() value at which to stop; 0: none
+ROOT_FILTER = 8  # 1: only root moves with root_allowed[cell] != 0 are searched
+N_COUNTERS = 9
 
 # transposition-table bound flags
 TT_EXACT = 1
@@ -66,6 +76,10 @@ DEFAULT_ROOT_BREADTH = 32
 DEFAULT_BREADTH = 16
 LMR_MIN_DEPTH = 3
 LMR_MIN_INDEX = 4
+# VCF at the horizon (a quiescence of fours, rapfi "dive into vcf search when the depth
+# reaches zero"): at most this many fours and solver nodes per leaf.
+HORIZON_VCF_DEPTH = 8
+HORIZON_VCF_NODES = 300
 
 
 class SearchState(NamedTuple):
@@ -82,8 +96,9 @@ class SearchState(NamedTuple):
     pv_len: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1]
     move_buf: npt.NDArray[np.int32]  #: int32[MAX_PLY, n_points] candidates per ply
     score_buf: npt.NDArray[np.int32]  #: int32[MAX_PLY, n_points] their priorities
-    counters: npt.NDArray[np.int64]  #: int64[8] see the index constants above
+    counters: npt.NDArray[np.int64]  #: int64[N_COUNTERS] see the index constants above
     stop: npt.NDArray[np.int64]  #: int64[1] set to 1 by another thread to stop
+    root_allowed: npt.NDArray[np.int8]  #: int8[n_cells] root moves allowed by ROOT_FILTER
 
 
 def tt_entries_for(megabytes: float) -> int:
@@ -95,7 +110,7 @@ def tt_entries_for(megabytes: float) -> int:
 def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> SearchState:
     """Allocate a :class:`SearchState` with a transposition table of ``tt_megabytes`` MiB."""
     size = tt_entries_for(tt_megabytes)
-    counters = np.zeros(8, np.int64)
+    counters = np.zeros(N_COUNTERS, np.int64)
     state = SearchState(
         tt_key=np.empty(size, np.uint64),
         tt_move=np.empty(size, np.int16),
@@ -110,6 +125,7 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
         score_buf=np.zeros((MAX_PLY, n_points), np.int32),
         counters=counters,
         stop=np.zeros(1, np.int64),
+        root_allowed=np.ones(n_cells, np.int8),
     )
     # Writing every entry now makes the OS map the pages here, outside any timed move: a
     # fresh table's pages were otherwise faulted in one by one during the first searches,
@@ -151,15 +167,6 @@ def _score_from_tt(score: int, ply: int) -> int:
 
 
 @njit
-def find_threat(pos: Position, tab: Tables, side: int, threat: int) -> int:
-    """First empty point (in board order) where ``side`` (0 black, 1 white) has ``threat``."""
-    for cell in tab.points:
-        if pos.cells[cell] == EMPTY and pos.threat[side, cell] == threat:
-            return cell
-    return -1
-
-
-@njit
 def _pv_leaf(ss: SearchState, ply: int, move: int) -> None:
     ss.pv[ply, 0] = move
     ss.pv_len[ply] = 1
@@ -182,16 +189,6 @@ def _fours(pos: Position, side: int) -> int:
 
 
 @njit
-def _defends(pos: Position, them: int, cell: int) -> bool:
-    """True if ``cell`` lies on a line where the opponent would make a four or five."""
-    for d in range(4):
-        p = pos.patterns[them, cell, d]
-        if p == FOUR or p == OPEN_FOUR or p == FIVE:
-            return True
-    return False
-
-
-@njit
 def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
                    breadth: int) -> int:
     """Fill ``ss.move_buf[ply]`` with the best ``breadth`` candidates, best first.
@@ -209,7 +206,9 @@ def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     for cell in tab.points:
         if pos.cells[cell] != EMPTY or pos.near[cell] == 0:
             continue
-        if restricted and pos.threat[us, cell] < T_FOUR and not _defends(pos, them, cell):
+        if restricted and pos.threat[us, cell] < T_FOUR and not defends(pos, them, cell):
+            continue
+        if ply == 0 and ss.counters[ROOT_FILTER] != 0 and ss.root_allowed[cell] == 0:
             continue
         if cell == tt_move:
             score = 1 << 30
@@ -257,8 +256,8 @@ def kernel_clock_ns() -> int:
 
 
 @njit
-def negamax(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int, beta: int,
-            ply: int) -> int:
+def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
+            alpha: int, beta: int, ply: int) -> int:
     """Fail-soft alpha-beta value of the position for the side to move.
 
     The board is restored on return.  After a stop (``ss.counters[STOPPED]``) the returned
@@ -284,7 +283,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int,
         if ply >= MAX_PLY - 2:
             return evaluate(pos)
         make_move(pos, tab, block)
-        score = -negamax(pos, tab, ss, depth, -beta, -alpha, ply + 1)
+        score = -negamax(pos, tab, ss, ts, depth, -beta, -alpha, ply + 1)
         unmake_move(pos, tab)
         _pv_extend(ss, ply, block)
         return score
@@ -300,6 +299,21 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int,
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0  # board full: draw
     if depth <= 0 or ply >= MAX_PLY - 2:
+        if _fours(pos, us) > 0 and ply + 2 * HORIZON_VCF_DEPTH + 2 < MAX_PLY:
+            ts.counters[VCF_NODES] = 0
+            ts.counters[VCF_NODE_LIMIT] = HORIZON_VCF_NODES
+            ts.counters[ABORTED] = 0
+            ts.counters[VCF_DEADLINE] = 0
+            # np.int64(): a literal argument would make numba compile a second
+            # specialisation of the recursive solver, which crashes when cached.
+            won = vcf(pos, tab, ts, np.int64(HORIZON_VCF_DEPTH), np.int64(0))
+            ss.counters[NODES] += ts.counters[VCF_NODES]
+            if won:
+                n = ts.counters[LINE_LEN]
+                for j in range(n):
+                    ss.pv[ply, j] = ts.line[j]
+                ss.pv_len[ply] = n
+                return MATE - ply - n
         return evaluate(pos)
 
     key = pos.key[0]
@@ -333,13 +347,14 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int,
             reduction = 1
         make_move(pos, tab, move)
         if i == 0:
-            score = -negamax(pos, tab, ss, depth - 1, -beta, -alpha, ply + 1)
+            score = -negamax(pos, tab, ss, ts, depth - 1, -beta, -alpha, ply + 1)
         else:
-            score = -negamax(pos, tab, ss, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
+            score = -negamax(pos, tab, ss, ts, depth - 1 - reduction, -alpha - 1, -alpha,
+                             ply + 1)
             if reduction and score > alpha:
-                score = -negamax(pos, tab, ss, depth - 1, -alpha - 1, -alpha, ply + 1)
+                score = -negamax(pos, tab, ss, ts, depth - 1, -alpha - 1, -alpha, ply + 1)
             if alpha < score < beta:
-                score = -negamax(pos, tab, ss, depth - 1, -beta, -alpha, ply + 1)
+                score = -negamax(pos, tab, ss, ts, depth - 1, -beta, -alpha, ply + 1)
         unmake_move(pos, tab)
         if ss.counters[STOPPED] != 0:
             return 0
@@ -369,8 +384,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int,
     return best
 
 
-def search_depth(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha: int,
-                 beta: int) -> int:
+def search_depth(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
+                 alpha: int, beta: int) -> int:
     """One iteration of iterative deepening: :func:`negamax` from the root at ``depth``.
 
     A plain Python function on purpose: a jitted caller of the recursive kernel passes a
@@ -380,7 +395,7 @@ def search_depth(pos: Position, tab: Tables, ss: SearchState, depth: int, alpha:
     :returns: the root score; the principal variation is ``ss.pv[0, :ss.pv_len[0]]``.
     """
     ss.counters[SELDEPTH] = 0
-    return int(negamax(pos, tab, ss, depth, alpha, beta, 0))
+    return int(negamax(pos, tab, ss, ts, depth, alpha, beta, 0))
 
 
 __all__ = ["SearchState", "clear_search_state", "find_threat", "generate_moves", "negamax",
