@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .board import Board
-from .constants import EMPTY, INFINITY, MATE, MAX_PLY, Rule, mate_in
+from .constants import EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
 from .notation import Point
 from .patterns import line_table
 from .position import make_move, pass_move, unmake_move
@@ -32,10 +32,10 @@ from .threats import ThreatState, clear_threat_state, new_threat_state
 # share of the soft time limit the VCT may use.
 ROOT_VCF_DEPTH = 30
 ROOT_VCF_NODES = 200_000
-REFUTE_VCF_NODES = 20_000
+REFUTE_VCF_NODES = 5_000
 ROOT_VCT_DEPTH = 12
 ROOT_VCT_NODES = 300_000
-ROOT_VCT_SHARE = 0.15
+ROOT_VCT_SHARE = 0.25  # cumulative: our VCF until 5%, theirs 10%, the filter 15%
 
 DEFAULT_HASH_MB = 64.0
 
@@ -299,7 +299,8 @@ class Engine:
         """Threat-space search at the root (Allis et al. 1994, as rapfi does it).
 
         Our VCF, then the opponent's VCF (if it has one, only root moves after which it
-        has none are searched), then our VCT within ``ROOT_VCT_SHARE`` of the soft time.
+        has none are searched), then our VCT, all done by ``ROOT_VCT_SHARE`` of the soft
+        time.
         Returns the result if we win by force, else None.
         """
         board, ss = self.board, self._state
@@ -311,32 +312,41 @@ class Engine:
                 return 0
             return now + int(max(0.0, ms - _ms_since(start)) * 1e6)
 
-        hard = deadline(limits.hard_ms)
-        line = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, hard)
+        def by(share: float) -> int:  # a deadline at this share of the soft time
+            return deadline(None if limits.soft_ms is None else limits.soft_ms * share)
+
+        line = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, by(0.05))
         if line is None:
             pass_move(pos, tab)
-            threat = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, hard)
+            threat = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, by(0.1))
             pass_move(pos, tab)
             if threat is not None:
-                self._filter_root(hard)
-            share = None if limits.soft_ms is None else limits.soft_ms * ROOT_VCT_SHARE
+                self._filter_root(threat, by(0.15))
             line = self._solve(threats.solve_vct, ROOT_VCT_DEPTH, ROOT_VCT_NODES,
-                               deadline(share))
+                               by(ROOT_VCT_SHARE))
         if line is None:
             return None
         pv = [board.geometry.xy(c) for c in line]
         return SearchResult(pv[0], MATE - len(line), len(line), len(line),
                             int(ss.counters[NODES]), _ms_since(start), pv)
 
-    def _filter_root(self, deadline_ns: int) -> None:
-        """Allow only the root moves proven to leave the opponent no VCF (if there are any)."""
+    def _filter_root(self, threat_line: list[int], deadline_ns: int) -> None:
+        """Allow only root moves proven to leave the opponent no VCF (if any are found).
+
+        Tried: the points of the opponent's winning line (where strong engines look for
+        the defence) and our own fours; each is checked with a small VCF budget.
+        """
         board, ss = self.board, self._state
         pos, tab = board.position, board.tables
-        n = generate_moves(pos, tab, ss, 0, -1, pos.moves.shape[0])
-        candidates = [int(c) for c in ss.move_buf[0, :n]]
+        us = board.to_move - 1
+        candidates = list(dict.fromkeys(threat_line))
+        candidates += [int(c) for c in board.geometry.points
+                       if pos.cells[c] == EMPTY and pos.threat[us, c] >= T_FOUR]
         ss.root_allowed[:] = 0
         allowed = 0
         for cell in candidates:
+            if pos.cells[cell] != EMPTY:
+                continue
             make_move(pos, tab, cell)
             refuted = (self._solve(threats.vcf, ROOT_VCF_DEPTH, REFUTE_VCF_NODES, deadline_ns)
                        is None and not self._threats.counters[threats.ABORTED])
@@ -350,6 +360,7 @@ class Engine:
     def _fallback(self, start: float) -> SearchResult:
         """Highest-priority candidate, or any empty point: used only if no iteration ended."""
         board, ss = self.board, self._state
+        ss.counters[ROOT_FILTER] = 0
         n = generate_moves(board.position, board.tables, ss, 0, -1, 1)
         cell = int(ss.move_buf[0, 0]) if n else -1
         if cell < 0 or board.position.cells[cell] != EMPTY:

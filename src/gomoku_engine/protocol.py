@@ -1,11 +1,13 @@
 """The Gomocup ("pbrain") protocol loop on a pair of byte streams.
 
 Layout (``../shared/protocol.md`` sections 1.6 and 9.4): a *reader* thread reads stdin,
-stamps every line with its arrival time and queues it; it acts on ``END``, ``YXSTOP`` and
-``STOP`` at once, even while a search runs (the search kernel releases the GIL).  The
-*main* thread executes the queued commands in order and runs the searches.  Engine
-warm-up (numba compile or cache load) runs in a third thread from the start, so ``ABOUT``
-and ``START`` are answered at once and only the first move waits for it.
+stamps every line with its arrival time and queues it; it acts on ``END`` (sent on its own)
+and ``YXSTOP``/``STOP`` at once, even while a search runs (the search kernel releases the
+GIL).  A *command* thread executes the queued commands in order and runs the searches,
+and the calling thread only waits for the end, so END ends the session even while the
+command thread is busy.  Engine warm-up (numba compile or cache load) runs in a thread
+of its own from the start: ``ABOUT`` is answered at once, ``START`` waits for it at most
+0.8 s, and only the first move may wait longer (a cold compile).
 
 Replies are single lines ending in ``\\n``, written under one lock and flushed at once.
 Nothing else reaches stdout; bad input gets ``ERROR <reason>`` with the game state left as

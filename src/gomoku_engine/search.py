@@ -193,8 +193,19 @@ def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
                    breadth: int) -> int:
     """Fill ``ss.move_buf[ply]`` with the best ``breadth`` candidates, best first.
 
-    :returns: the number of candidates (0 only on an empty board or a full one).
+    :returns: the number of candidates (0 only on an empty board or a full one).  At the
+        root, a filter that would leave no candidate is dropped.
     """
+    n = _collect_moves(pos, tab, ss, ply, tt_move, breadth)
+    if n == 0 and ply == 0 and ss.counters[ROOT_FILTER] != 0:
+        ss.counters[ROOT_FILTER] = 0
+        n = _collect_moves(pos, tab, ss, ply, tt_move, breadth)
+    return n
+
+
+@njit
+def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
+                   breadth: int) -> int:
     us = pos.state[TO_MOVE] - 1
     them = 1 - us
     restricted = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
