@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .board import Board
 from .constants import EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
 from .notation import Point
@@ -221,6 +223,8 @@ class Engine:
         try:
             for depth in range(1, max_depth + 1):
                 before = time.perf_counter()
+                if best is not None:
+                    self._seed_root_move(best.move)
                 score = search_depth(board.position, board.tables, ss, self._threats, depth,
                                      -INFINITY, INFINITY)
                 if ss.counters[STOPPED] != 0 or ss.pv_len[0] == 0:
@@ -254,6 +258,21 @@ class Engine:
             best = self._fallback(start)
         best.time_ms = _ms_since(start)
         return best
+
+    def _seed_root_move(self, move: Point) -> None:
+        """Make the last iteration's best move the first one searched in the next.
+
+        The transposition table replaces entries freely, so the root's entry may be gone;
+        without this, an iteration stopped early could return a move that was never
+        compared with the previous best.  Depth 0 and no bound flag: ordering only.
+        """
+        board, ss = self.board, self._state
+        key = board.position.key[0]
+        slot = int(key & np.uint64(ss.tt_key.shape[0] - 1))
+        ss.tt_key[slot] = key
+        ss.tt_move[slot] = board.geometry.index(*move)
+        ss.tt_depth[slot] = 0
+        ss.tt_flag[slot] = 0
 
     def _solve(self, solver: Callable[..., bool], depth: int, nodes: int,
                deadline_ns: int) -> list[int] | None:
