@@ -138,11 +138,11 @@ def test_engine_plays_the_winning_threat(record):
     rule = RULES[record["rule"]]
     to_move = BLACK if record["to_move"] == "black" else WHITE
     engine = engine_from_stones(record["size"], rule, record["black"], record["white"], to_move)
-    result = engine.search(Limits(hard_ms=2000, soft_ms=1000))
+    result = engine.search(Limits(hard_ms=2000, soft_ms=1000, threats=True))
     assert result.score > 900_000
     # the move keeps a forced win: after the defender's best reply the attacker still wins
     engine.board.play(*result.move)
-    reply = engine.search(Limits(hard_ms=2000, soft_ms=1000))
+    reply = engine.search(Limits(hard_ms=2000, soft_ms=1000, threats=True))
     engine.board.play(*reply.move)
     assert engine.solve("vcf", time_ms=2000).win
 
@@ -156,7 +156,7 @@ def test_recursive_kernels_are_compiled_once():
         "e = Engine(15, hash_mb=1)\n"
         "for x, y in ((7, 7), (8, 8), (7, 8), (9, 9)):\n"
         "    e.board.play(x, y)\n"
-        "e.search(Limits(depth=4)); e.solve('vct'); e.solve('vcf')\n"
+        "e.search(Limits(depth=4, threats=True)); e.solve('vct'); e.solve('vcf')\n"
         "print(len(search.negamax.signatures), len(threats.vcf.signatures),\n"
         "      len(threats.vct.signatures))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

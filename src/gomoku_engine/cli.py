@@ -91,7 +91,10 @@ def bench(depth: int | None) -> None:
 @click.option("--time", "time_ms", type=click.IntRange(1, None), default=1000, show_default=True,
               help="Thinking time in ms.")
 @click.option("--depth", type=click.IntRange(1, 100), default=None, help="Maximum depth.")
-def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None) -> None:
+@click.option("--threats/--no-threats", default=False, show_default=True,
+              help="Threat-space search (VCF) at the root and the horizon.")
+def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None,
+            threats: bool) -> None:
     """Analyse POSITION (moves like h8i9j10, or x,y pairs; black first).
 
     Prints one line per completed iteration, then the best move.
@@ -105,7 +108,8 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
         click.echo(f"depth {info.depth:2d}/{info.seldepth:<2d} score {format_score(info.score):>10s} "
                    f"nodes {info.nodes:9d} nps {info.nps:8d} time {info.time_ms:7.0f} ms  pv {pv}")
 
-    result = engine.search(Limits(hard_ms=time_ms, soft_ms=time_ms / 2, depth=depth), show)
+    limits = Limits(hard_ms=time_ms, soft_ms=time_ms / 2, depth=depth, threats=threats)
+    result = engine.search(limits, show)
     click.echo(f"bestmove {format_pair(result.move)} ({format_point(result.move)}) "
                f"score {format_score(result.score)} depth {result.depth}")
 

@@ -16,15 +16,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .board import Board
 from .constants import EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
 from .notation import Point
 from .patterns import line_table
 from .position import make_move, pass_move, unmake_move
 from .search import (
-    ALLOW_STOP, DEADLINE, NODE_LIMIT, NODES, ROOT_FILTER, SELDEPTH, STOPPED, SearchState,
+    ALLOW_STOP, DEADLINE, HORIZON_VCF, HORIZON_VCF_NODES, NODE_LIMIT, NODES, ROOT_FILTER,
+    SELDEPTH, STOPPED, SearchState,
     clear_search_state, generate_moves, kernel_clock_ns, new_search_state, search_depth,
 )
 from . import threats
@@ -51,9 +50,11 @@ class Limits:
     depth: int | None = None  #: deepest iteration
     nodes: int | None = None  #: node budget (checked every 1024 nodes)
     start: float | None = None  #: ``time.perf_counter()`` when the move was asked for
-    threats: bool = True  #: run the root threat-space search (VCF) first
-    #: also try a VCT at the root.  Off by default: in 200 ms games against the engine
-    #: without root threat search it scored 37% with the VCT and 54% without (see README).
+    #: threat-space search in the game search: our VCF and the opponent's (root move
+    #: filter) at the root, and a short VCF at the horizon.  Off by default: at 200 ms a
+    #: move it scored 42% against the same engine without it (README, issue notes).
+    threats: bool = False
+    #: also a VCT at the root (with ``threats``); 37% in the same test.
     vct: bool = False
 
 
@@ -212,6 +213,7 @@ class Engine:
             timer.daemon = True
             timer.start()
         ss.counters[ROOT_FILTER] = 0
+        ss.counters[HORIZON_VCF] = HORIZON_VCF_NODES if limits.threats else 0
         if limits.threats:
             won = self._root_threats(limits, start)
             if won is not None:
@@ -220,21 +222,14 @@ class Engine:
                 return won
         max_depth = min(limits.depth or MAX_PLY - 8, MAX_PLY - 8)
         best: SearchResult | None = None
+        last_iteration_ms = 0.0
         try:
             for depth in range(1, max_depth + 1):
                 before = time.perf_counter()
-                if best is not None:
-                    self._seed_root_move(best.move)
                 score = search_depth(board.position, board.tables, ss, self._threats, depth,
                                      -INFINITY, INFINITY)
                 if ss.counters[STOPPED] != 0 or ss.pv_len[0] == 0:
-                    if best is not None and ss.pv_len[0] > 0:
-                        # Stopped mid-iteration: the root moves searched to the end are
-                        # exact, and the PV holds the best of them (the previous best
-                        # move is searched first), so its move is at least as good.
-                        best.move = board.geometry.xy(int(ss.pv[0, 0]))
-                        best.pv = [board.geometry.xy(int(c)) for c in ss.pv[0, :ss.pv_len[0]]]
-                    break
+                    break  # an unfinished iteration is discarded
                 elapsed = _ms_since(start)
                 pv = [board.geometry.xy(int(c)) for c in ss.pv[0, : ss.pv_len[0]]]
                 best = SearchResult(pv[0], int(score), depth, int(ss.counters[SELDEPTH]),
@@ -249,8 +244,14 @@ class Engine:
                     break  # the forced line is found; deeper search cannot change it
                 if limits.soft_ms is not None and elapsed >= limits.soft_ms:
                     break
-                if limits.hard_ms is not None and elapsed + this_iteration_ms > limits.hard_ms:
-                    break  # the next iteration would not even repeat this one's work
+                if limits.hard_ms is not None:
+                    # Start the next iteration only if it is likely to finish: measured
+                    # stronger than starting it anyway and keeping a part of it.
+                    growth = this_iteration_ms / last_iteration_ms if last_iteration_ms > 0 else 3
+                    predicted = this_iteration_ms * min(max(growth, 1.5), 6.0)
+                    if elapsed + predicted > limits.hard_ms:
+                        break
+                last_iteration_ms = this_iteration_ms
         finally:
             if timer is not None:
                 timer.cancel()
@@ -258,21 +259,6 @@ class Engine:
             best = self._fallback(start)
         best.time_ms = _ms_since(start)
         return best
-
-    def _seed_root_move(self, move: Point) -> None:
-        """Make the last iteration's best move the first one searched in the next.
-
-        The transposition table replaces entries freely, so the root's entry may be gone;
-        without this, an iteration stopped early could return a move that was never
-        compared with the previous best.  Depth 0 and no bound flag: ordering only.
-        """
-        board, ss = self.board, self._state
-        key = board.position.key[0]
-        slot = int(key & np.uint64(ss.tt_key.shape[0] - 1))
-        ss.tt_key[slot] = key
-        ss.tt_move[slot] = board.geometry.index(*move)
-        ss.tt_depth[slot] = 0
-        ss.tt_flag[slot] = 0
 
     def _solve(self, solver: Callable[..., bool], depth: int, nodes: int,
                deadline_ns: int) -> list[int] | None:

@@ -17,7 +17,7 @@ Node order at every node (from the point of view of the side to move, "us"):
    so it cannot stop both ends); a four-three while the opponent cannot make a four: a
    win in 5;
 4. depth exhausted: static evaluation;
-4b. at the horizon, a short VCF for the side to move (a win is scored as a mate);
+4b. at the horizon, if enabled, a short VCF for the side to move (a win is a mate);
 5. the opponent threatens a forced win (it has a four-three or open-four point): only our
    four-making moves and the points on the opponent's threat lines are searched
    (the defence rule of rapfi's move picker, ``DEFENCE`` moves);
@@ -62,7 +62,8 @@ ROOT_BREADTH = 5
 BREADTH = 6
 DEADLINE = 7  # kernel_clock_ns() value at which to stop; 0: none
 ROOT_FILTER = 8  # 1: only root moves with root_allowed[cell] != 0 are searched
-N_COUNTERS = 9
+HORIZON_VCF = 9  # node budget of the VCF at the horizon; 0: off
+N_COUNTERS = 10
 
 # transposition-table bound flags
 TT_EXACT = 1
@@ -310,9 +311,10 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0  # board full: draw
     if depth <= 0 or ply >= MAX_PLY - 2:
-        if _fours(pos, us) > 0 and ply + 2 * HORIZON_VCF_DEPTH + 2 < MAX_PLY:
+        if (ss.counters[HORIZON_VCF] > 0 and _fours(pos, us) > 0
+                and ply + 2 * HORIZON_VCF_DEPTH + 2 < MAX_PLY):
             ts.counters[VCF_NODES] = 0
-            ts.counters[VCF_NODE_LIMIT] = HORIZON_VCF_NODES
+            ts.counters[VCF_NODE_LIMIT] = ss.counters[HORIZON_VCF]
             ts.counters[ABORTED] = 0
             ts.counters[VCF_DEADLINE] = 0
             # np.int64(): a literal argument would make numba compile a second
