@@ -22,8 +22,8 @@ from .notation import Point
 from .patterns import line_table
 from .position import make_move, pass_move, unmake_move
 from .search import (
-    ALLOW_STOP, DEADLINE, HORIZON_VCF, HORIZON_VCF_NODES, NODE_LIMIT, NODES, ROOT_FILTER,
-    SELDEPTH, STOPPED, SearchState,
+    ALLOW_STOP, DEADLINE, HORIZON_VCF, HORIZON_VCF_NODES, NODE_LIMIT, NODES, POLL,
+    POLL_INTERVAL, ROOT_FILTER, SELDEPTH, STOPPED, SearchState,
     clear_search_state, generate_moves, kernel_clock_ns, new_search_state, search_depth,
 )
 from . import threats
@@ -197,6 +197,7 @@ class Engine:
                  on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult:
         board, ss = self.board, self._state
         ss.counters[NODES] = 0
+        ss.counters[POLL] = POLL_INTERVAL
         ss.counters[STOPPED] = 0
         ss.counters[ALLOW_STOP] = 0
         ss.counters[NODE_LIMIT] = limits.nodes if limits.nodes else 2**62
@@ -393,6 +394,8 @@ def warmup() -> float:
     for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
         engine.board.play(x, y)
     engine.search(Limits(depth=3))
+    engine.search(Limits(depth=3, threats=True, vct=True))  # the threat-search kernels too
+    engine.solve("vcf", time_ms=None)
     engine.board.remove(8, 8)
     engine.board.undo()
     for rule in Rule:

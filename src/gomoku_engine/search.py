@@ -63,7 +63,9 @@ BREADTH = 6
 DEADLINE = 7  # kernel_clock_ns() value at which to stop; 0: none
 ROOT_FILTER = 8  # 1: only root moves with root_allowed[cell] != 0 are searched
 HORIZON_VCF = 9  # node budget of the VCF at the horizon; 0: off
-N_COUNTERS = 10
+POLL = 10  # nodes left until the next stop check
+N_COUNTERS = 11
+POLL_INTERVAL = 256
 
 # transposition-table bound flags
 TT_EXACT = 1
@@ -253,8 +255,11 @@ def _poll_stop(ss: SearchState) -> bool:
     c[NODES] += 1
     if c[STOPPED] != 0:
         return True
-    if (c[NODES] & 255) == 0 and c[ALLOW_STOP] != 0:
-        if (atomic_load(ss.stop) != 0 or c[NODES] >= c[NODE_LIMIT]
+    c[POLL] -= 1  # a countdown, not NODES % 256: solver nodes are added to NODES in bulk
+    if c[POLL] <= 0:
+        c[POLL] = POLL_INTERVAL
+        if c[ALLOW_STOP] != 0 and (
+                atomic_load(ss.stop) != 0 or c[NODES] >= c[NODE_LIMIT]
                 or (c[DEADLINE] != 0 and monotonic_ns() >= c[DEADLINE])):
             c[STOPPED] = 1
             return True
