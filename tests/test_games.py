@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 
 from gomoku_engine.board import Board
 from gomoku_engine.game import play_game
-from gomoku_engine.match import load_openings, run_match
+from gomoku_engine.match import load_openings, run_match, save_match
+from gomoku_engine.records import read_psq, read_sgf
 
 from conftest import SHARED
 
@@ -72,9 +74,18 @@ def test_opening_files_in_both_formats(tmp_path):
             board.play(x, y)
 
 
-def test_match_pairs_openings_with_colours_swapped():
+def test_match_pairs_openings_with_colours_swapped(tmp_path):
     openings = [[(7, 7), (8, 7), (8, 10)]]
     result = run_match(GREEDY, GREEDY, openings, games=2, turn_ms=TURN_MS, max_moves=6)
     assert [first_black for _, first_black, _ in result.games] == [True, False]
     assert all(r.opening == openings[0] for _, _, r in result.games)
     assert result.score()[2] == 2  # both games stopped as draws at the move limit
+    save_match(result, tmp_path, "one", "two", 15)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert (summary["wins"], summary["losses"], summary["draws"]) == (0, 0, 2)
+    assert [g["black"] for g in summary["games"]] == ["one", "two"]
+    for n, (_, _, record) in enumerate(result.games, start=1):
+        stones = record.opening + [m.point for m in record.moves]
+        _, _, moves = read_psq((tmp_path / f"game_{n:03d}.psq").read_text())
+        assert [(x, y) for x, y, _ in moves] == stones
+        assert read_sgf((tmp_path / f"game_{n:03d}.sgf").read_text()) == (15, stones)

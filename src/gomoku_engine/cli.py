@@ -209,11 +209,15 @@ def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
 @click.option("--seed", type=int, default=None, help="Shuffle the openings with this seed.")
 @click.option("--max-moves", type=click.IntRange(1, None), default=None,
               help="Adjudicate a draw after this many moves.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Folder for every game as PSQ and SGF, and summary.json.")
 def match(engines: tuple[str, ...], games: int, openings: str | None, size: int, rule: str,
-          turn_ms: int, concurrency: int, seed: int | None, max_moves: int | None) -> None:
+          turn_ms: int, concurrency: int, seed: int | None, max_moves: int | None,
+          out: str | None) -> None:
     """Play games between two Gomocup engines with paired openings; print the score."""
     from .game import GameRecord
-    from .match import load_openings, run_match, split_command
+    from .match import load_openings, run_match, save_match, split_command
+    from .stats import elo_estimate
 
     if len(engines) != 2:
         raise click.BadParameter("give exactly two --engine NAME=COMMAND", param_hint="--engine")
@@ -239,6 +243,12 @@ def match(engines: tuple[str, ...], games: int, openings: str | None, size: int,
     total = wins + losses + draws
     click.echo(f"Score of {first_name} vs {second_name}: {wins} - {losses} - {draws} "
                f"[{(wins + draws / 2) / total:.3f}] {total}")
+    est = elo_estimate(wins, losses, draws)
+    click.echo(f"Elo difference: {est.elo:.1f} (95% interval {est.low:.1f} .. {est.high:.1f}), "
+               f"LOS {100 * est.los:.1f}%")
+    if out:
+        save_match(result, out, first_name, second_name, size)
+        click.echo(f"Games saved in {out}")
     forfeits = result.forfeits()
     click.echo(f"Forfeits: {len(forfeits)}" + "".join(f"\n  {f}" for f in forfeits))
     for name, is_first in ((first_name, True), (second_name, False)):

@@ -7,6 +7,7 @@ summary of results, forfeits and move times (no Elo yet).  Each game is refereed
 
 from __future__ import annotations
 
+import json
 import random
 import shlex
 from collections.abc import Callable, Sequence
@@ -106,3 +107,32 @@ def run_match(first: Sequence[str], second: Sequence[str], openings: Sequence[Se
 def split_command(command: str) -> list[str]:
     """Shell-like split of an engine command line."""
     return shlex.split(command)
+
+
+def save_match(result: MatchResult, folder: str | Path, first_name: str, second_name: str,
+               size: int) -> None:
+    """Write every game as ``game_NNN.psq`` and ``game_NNN.sgf``, and ``summary.json``."""
+    from .records import write_psq, write_sgf
+    from .stats import elo_estimate
+
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    games = []
+    for index, first_black, record in result.games:
+        black, white = (first_name, second_name) if first_black else (second_name, first_name)
+        moves = [(x, y, 0) for x, y in record.opening]
+        moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
+        outcome = {0: "0", 1: "B+", 2: "W+"}[record.winner]
+        stem = path / f"game_{index + 1:03d}"
+        stem.with_suffix(".psq").write_text(write_psq(moves, size))
+        stem.with_suffix(".sgf").write_text(
+            write_sgf([(x, y) for x, y, _ in moves], size, black, white, outcome))
+        games.append({"game": index + 1, "black": black, "white": white, "result": outcome,
+                      "reason": record.reason, "stones": len(moves)})
+    wins, losses, draws = result.score()
+    est = elo_estimate(wins, losses, draws)
+    summary = {"first": first_name, "second": second_name, "wins": wins, "losses": losses,
+               "draws": draws, "elo": est.elo, "elo_low": est.low, "elo_high": est.high,
+               "los": est.los, "forfeits": result.forfeits(), "turn_ms": result.turn_ms,
+               "games": games}
+    (path / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")

@@ -1,0 +1,70 @@
+"""Elo, LOS and SPRT arithmetic against values computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gomoku_engine.stats import Sprt, elo_estimate, elo_from_score, score_from_elo
+
+
+def test_elo_of_simple_scores():
+    assert elo_from_score(0.5) == 0.0
+    # 0.6: -400 * log10(1/0.6 - 1) = -400 * log10(2/3) = 70.437...
+    assert elo_from_score(0.6) == pytest.approx(70.437, abs=1e-3)
+    # 0.75: -400 * log10(1/3) = 190.849...
+    assert elo_from_score(0.75) == pytest.approx(190.849, abs=1e-3)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    assert score_from_elo(elo_from_score(0.37)) == pytest.approx(0.37)
+
+
+def test_estimate_60_40():
+    est = elo_estimate(wins=60, losses=40, draws=0)
+    assert est.elo == pytest.approx(70.437, abs=1e-3)
+    # variance per game = 0.6 * 0.4 = 0.24; stderr = sqrt(0.24 / 100) = 0.04899
+    # score interval 0.6 -+ 1.96 * 0.04899 = [0.50398, 0.69602]
+    assert est.low == pytest.approx(elo_from_score(0.503983), abs=0.01)
+    assert est.high == pytest.approx(elo_from_score(0.696017), abs=0.01)
+    # LOS = (1 + erf(20 / sqrt(200))) / 2 = (1 + erf(1.41421)) / 2 = 0.97725
+    assert est.los == pytest.approx(0.97725, abs=1e-5)
+
+
+def test_estimate_with_draws_and_no_decisive_games():
+    est = elo_estimate(wins=0, losses=0, draws=10)
+    assert est.elo == 0.0 and est.los == 0.5
+    with pytest.raises(ValueError):
+        elo_estimate(0, 0, 0)
+
+
+def test_sprt_bounds_and_llr():
+    sprt = Sprt(elo0=0, elo1=10, alpha=0.05, beta=0.05)
+    # ln(0.05 / 0.95) = -2.944, ln(0.95 / 0.05) = 2.944
+    assert sprt.bounds == pytest.approx((-2.9444, 2.9444), abs=1e-4)
+    # W=60 L=40 D=0: s0 = 0.5, s1 = 1/(1+10^(-1/40)) = 0.514387; var = 0.24
+    # LLR = 100 * 0.014387 * (1.2 - 1.014387) / 0.48 = 0.55632
+    assert sprt.llr(60, 40, 0) == pytest.approx(0.55632, abs=1e-4)
+    assert sprt.decision(60, 40, 0) is None
+    assert sprt.decision(600, 400, 0) == "H1"
+    assert sprt.decision(400, 600, 0) == "H0"
+
+
+# --- game records ------------------------------------------------------------------------
+from gomoku_engine.records import read_psq, read_sgf, write_psq, write_sgf  # noqa: E402
+
+
+def test_psq_round_trip():
+    moves = [(7, 7, 0), (8, 8, 153), (0, 14, 12)]
+    text = write_psq(moves, 15)
+    assert text.splitlines()[0] == "Piskvorky 15x15, 11:11, 1"
+    assert text.splitlines()[1] == "8,8,0"  # 1-based
+    assert read_psq(text) == (15, 15, moves)
+    with pytest.raises(ValueError):
+        read_psq("8,8,0\n")
+
+
+def test_sgf_round_trip():
+    points = [(7, 7), (8, 8), (0, 19)]
+    text = write_sgf(points, 20, black="a]b", white="c", result="B+")
+    assert text.startswith("(;GM[4]FF[4]SZ[20]PB[a\\]b]PW[c]RE[B+];B[hh];W[ii];B[at]")
+    assert read_sgf(text) == (20, points)
