@@ -89,3 +89,34 @@ def test_match_pairs_openings_with_colours_swapped(tmp_path):
         _, _, moves = read_psq((tmp_path / f"game_{n:03d}.psq").read_text())
         assert [(x, y) for x, y, _ in moves] == stones
         assert read_sgf((tmp_path / f"game_{n:03d}.sgf").read_text()) == (15, stones)
+
+
+def _script_engine(body: str) -> list[str]:
+    """A pbrain engine in a few lines: answers START with OK, then runs ``body`` per move."""
+    code = (
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    word = line.split()[0].upper() if line.split() else ''\n"
+        "    if word == 'START':\n"
+        "        print('OK', flush=True)\n"
+        "    elif word in ('BEGIN', 'TURN', 'DONE'):\n"
+        f"        {body}\n"
+        "    elif word == 'END':\n"
+        "        break\n")
+    return [sys.executable, "-c", code]
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("import time; time.sleep(30)", "no move in time"),          # hangs
+    ("print('7,7', flush=True)", "illegal reply '7,7'"),         # plays an occupied point
+    ("print('hello there', flush=True)", "illegal reply"),       # prints garbage
+    ("print('99,99', flush=True)", "illegal reply '99,99'"),     # off the board
+])
+def test_broken_engines_forfeit(body, reason):
+    broken = _script_engine(body)
+    record = play_game(GREEDY, broken, size=15, turn_ms=100, opening=[(7, 7)],
+                       tolerance_ms=300, first_move_grace_ms=2000)
+    assert record.winner == 1, record.reason
+    assert record.reason.startswith("white " + reason.split("'")[0].strip()), record.reason
+    if "'" in reason:
+        assert reason in record.reason
