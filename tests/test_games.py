@@ -12,6 +12,7 @@ from gomoku_engine.board import Board
 from gomoku_engine.game import play_game
 from gomoku_engine.match import load_openings, run_match, save_match
 from gomoku_engine.records import read_psq, read_sgf
+from gomoku_engine.stats import Sprt
 
 from conftest import SHARED
 
@@ -120,3 +121,12 @@ def test_broken_engines_forfeit(body, reason):
     assert record.reason.startswith("white " + reason.split("'")[0].strip()), record.reason
     if "'" in reason:
         assert reason in record.reason
+
+
+def test_match_stops_when_the_sprt_is_decided():
+    broken = _script_engine("print('99,99', flush=True)")  # forfeits every game
+    result = run_match(GREEDY, broken, [[(7, 7)]], games=30, turn_ms=100,
+                       sprt=Sprt(elo0=0, elo1=100, alpha=0.1, beta=0.1))
+    assert result.sprt == "H1"
+    assert 0 < len(result.games) < 30
+    assert result.score() == (len(result.games), 0, 0)

@@ -47,6 +47,8 @@ def test_sprt_bounds_and_llr():
     assert sprt.decision(60, 40, 0) is None
     assert sprt.decision(600, 400, 0) == "H1"
     assert sprt.decision(400, 600, 0) == "H0"
+    # all wins: no variance, so half a game of each kind is added before the LLR
+    assert sprt.llr(30, 0, 0) > 0 and sprt.decision(3000, 0, 0) == "H1"
 
 
 # --- game records ------------------------------------------------------------------------

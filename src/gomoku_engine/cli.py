@@ -18,6 +18,7 @@ from .constants import Rule
 
 if TYPE_CHECKING:
     from .engine import Engine
+    from .stats import Sprt
 from .notation import format_pair, format_point, format_score, parse_moves
 
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}
@@ -211,9 +212,11 @@ def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
               help="Adjudicate a draw after this many moves.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for every game as PSQ and SGF, and summary.json.")
+@click.option("--sprt", default=None, metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05'",
+              help="Stop the match once this SPRT is decided.")
 def match(engines: tuple[str, ...], games: int, openings: str | None, size: int, rule: str,
           turn_ms: int, concurrency: int, seed: int | None, max_moves: int | None,
-          out: str | None) -> None:
+          out: str | None, sprt: str | None) -> None:
     """Play games between two Gomocup engines with paired openings; print the score."""
     from .game import GameRecord
     from .match import load_openings, run_match, save_match, split_command
@@ -236,13 +239,21 @@ def match(engines: tuple[str, ...], games: int, openings: str | None, size: int,
         click.echo(f"game {index + 1:3d}: {black} (black) vs {white} (white): {outcome} "
                    f"({record.reason}, {len(record.opening) + len(record.moves)} stones)")
 
+    test = _parse_sprt(sprt) if sprt else None
     result = run_match(first, second, opening_list, games, size=size, rule=RULES[rule],
                        turn_ms=turn_ms, concurrency=concurrency, seed=seed,
-                       max_moves=max_moves, on_game=report)
+                       max_moves=max_moves, on_game=report, sprt=test)
     wins, losses, draws = result.score()
     total = wins + losses + draws
     click.echo(f"Score of {first_name} vs {second_name}: {wins} - {losses} - {draws} "
                f"[{(wins + draws / 2) / total:.3f}] {total}")
+    if test is not None:
+        lower, upper = test.bounds
+        verdict = {"H1": f"H1 accepted (elo >= {test.elo1:g})",
+                   "H0": f"H0 accepted (elo <= {test.elo0:g})"}.get(result.sprt or "",
+                                                                   "undecided")
+        click.echo(f"SPRT: LLR {test.llr(wins, losses, draws):.2f} "
+                   f"[{lower:.2f}, {upper:.2f}]: {verdict}")
     est = elo_estimate(wins, losses, draws)
     click.echo(f"Elo difference: {est.elo:.1f} (95% interval {est.low:.1f} .. {est.high:.1f}), "
                f"LOS {100 * est.los:.1f}%")
@@ -257,3 +268,20 @@ def match(engines: tuple[str, ...], games: int, openings: str | None, size: int,
         if times:
             click.echo(f"{name}: {len(times)} moves, mean {1000 * sum(times) / len(times):.0f} ms, "
                        f"max {1000 * max(times):.0f} ms, over {turn_ms} ms: {late}")
+
+
+def _parse_sprt(text: str) -> Sprt:
+    """``"elo0=0 elo1=10 alpha=0.05 beta=0.05"`` (any subset, any order) as an :class:`Sprt`."""
+    from .stats import Sprt
+
+    values: dict[str, float] = {}
+    for part in text.replace(",", " ").split():
+        key, sep, value = part.partition("=")
+        if not sep or key not in ("elo0", "elo1", "alpha", "beta"):
+            raise click.BadParameter(f"{part!r}: expected elo0=, elo1=, alpha= or beta=",
+                                     param_hint="--sprt")
+        try:
+            values[key] = float(value)
+        except ValueError:
+            raise click.BadParameter(f"{part!r}: not a number", param_hint="--sprt") from None
+    return Sprt(**values)

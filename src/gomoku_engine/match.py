@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import shlex
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from pathlib import Path
 from .constants import Rule
 from .game import GameRecord, play_game
 from .notation import Point, parse_moves
+from .stats import Sprt
 
 
 def load_openings(path: str | Path, size: int) -> list[list[Point]]:
@@ -48,6 +50,7 @@ class MatchResult:
 
     games: list[tuple[int, bool, GameRecord]] = field(default_factory=list)  #: (index, first engine is black, record)
     turn_ms: int = 0
+    sprt: str | None = None  #: "H0" / "H1" once an SPRT was decided
 
     def score(self) -> tuple[int, int, int]:
         """(wins, losses, draws) of the first engine."""
@@ -79,28 +82,37 @@ class MatchResult:
 def run_match(first: Sequence[str], second: Sequence[str], openings: Sequence[Sequence[Point]],
               games: int, size: int = 15, rule: Rule = Rule.FREESTYLE, turn_ms: int = 1000,
               concurrency: int = 1, seed: int | None = None, max_moves: int | None = None,
-              on_game: Callable[[int, bool, GameRecord], None] | None = None) -> MatchResult:
+              on_game: Callable[[int, bool, GameRecord], None] | None = None,
+              sprt: Sprt | None = None) -> MatchResult:
     """Play ``games`` games; game ``2k`` and ``2k+1`` use opening ``k`` with colours swapped.
 
     :param seed: shuffle the openings with this seed (``None``: file order).
+    :param sprt: stop starting new games once this test is decided (``result.sprt``).
     """
     order = list(openings) or [[]]
     if seed is not None:
         random.Random(seed).shuffle(order)
     plan = [(i, i % 2 == 0, order[(i // 2) % len(order)]) for i in range(games)]
     result = MatchResult(turn_ms=turn_ms)
+    lock = threading.Lock()
 
-    def one(item: tuple[int, bool, Sequence[Point]]) -> tuple[int, bool, GameRecord]:
+    def one(item: tuple[int, bool, Sequence[Point]]) -> None:
         index, first_black, opening = item
+        if result.sprt is not None:
+            return  # decided: games not yet started are not played
         black, white = (first, second) if first_black else (second, first)
         record = play_game(black, white, size=size, rule=rule, turn_ms=turn_ms,
                            opening=opening, max_moves=max_moves)
-        if on_game is not None:
-            on_game(index, first_black, record)
-        return index, first_black, record
+        with lock:
+            result.games.append((index, first_black, record))
+            if sprt is not None and result.sprt is None:
+                result.sprt = sprt.decision(*result.score())
+            if on_game is not None:
+                on_game(index, first_black, record)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        result.games = sorted(pool.map(one, plan), key=lambda g: g[0])
+        list(pool.map(one, plan))
+    result.games.sort(key=lambda g: g[0])
     return result
 
 

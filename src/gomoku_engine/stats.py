@@ -37,7 +37,7 @@ class EloEstimate:
     los: float  #: likelihood of superiority, 0..1
 
 
-def _score_and_variance(wins: int, losses: int, draws: int) -> tuple[float, float]:
+def _score_and_variance(wins: float, losses: float, draws: float) -> tuple[float, float]:
     n = wins + losses + draws
     if n == 0:
         raise ValueError("no games")
@@ -78,11 +78,11 @@ class Sprt:
     def llr(self, wins: int, losses: int, draws: int) -> float:
         """Log-likelihood ratio of the results so far (0 while it is undefined)."""
         n = wins + losses + draws
-        if n == 0 or wins + draws == 0 or losses + draws == 0:
+        if n == 0:
             return 0.0
         score, variance = _score_and_variance(wins, losses, draws)
-        if variance <= 0:
-            return 0.0
+        if variance <= 0:  # all results alike: regularise with half a game of each kind
+            score, variance = _score_and_variance(wins + 0.5, losses + 0.5, draws + 0.5)
         s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
         return n * (s1 - s0) * (2 * score - s0 - s1) / (2 * variance)
 
