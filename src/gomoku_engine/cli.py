@@ -233,16 +233,23 @@ def match(engines: tuple[str, ...], games: int, openings: str | None, size: int,
     opening_list = load_openings(openings, size) if openings else []
     (first_name, first), (second_name, second) = named
 
+    from tqdm import tqdm
+
+    progress = tqdm(total=games, unit="game", file=sys.stderr, disable=not sys.stderr.isatty())
+
     def report(index: int, first_black: bool, record: GameRecord) -> None:
         black, white = (first_name, second_name) if first_black else (second_name, first_name)
         outcome = {0: "draw", 1: f"{black} wins", 2: f"{white} wins"}[record.winner]
-        click.echo(f"game {index + 1:3d}: {black} (black) vs {white} (white): {outcome} "
-                   f"({record.reason}, {len(record.opening) + len(record.moves)} stones)")
+        progress.write(f"game {index + 1:3d}: {black} (black) vs {white} (white): {outcome} "
+                       f"({record.reason}, {len(record.opening) + len(record.moves)} stones)",
+                       file=sys.stdout)
+        progress.update()
 
     test = _parse_sprt(sprt) if sprt else None
-    result = run_match(first, second, opening_list, games, size=size, rule=RULES[rule],
-                       turn_ms=turn_ms, concurrency=concurrency, seed=seed,
-                       max_moves=max_moves, on_game=report, sprt=test)
+    with progress:
+        result = run_match(first, second, opening_list, games, size=size, rule=RULES[rule],
+                           turn_ms=turn_ms, concurrency=concurrency, seed=seed,
+                           max_moves=max_moves, on_game=report, sprt=test)
     wins, losses, draws = result.score()
     total = wins + losses + draws
     click.echo(f"Score of {first_name} vs {second_name}: {wins} - {losses} - {draws} "
