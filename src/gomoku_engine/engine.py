@@ -48,7 +48,7 @@ class Limits:
     hard_ms: float | None = None  #: stop the search at once after this many ms
     soft_ms: float | None = None  #: start no new iteration after this many ms
     depth: int | None = None  #: deepest iteration
-    nodes: int | None = None  #: node budget (checked every 1024 nodes)
+    nodes: int | None = None  #: node budget (checked every 256 nodes)
     start: float | None = None  #: ``time.perf_counter()`` when the move was asked for
     #: threat-space search in the game search: our VCF and the opponent's (root move
     #: filter) at the root, and a short VCF at the horizon.  Off by default: at 200 ms a
