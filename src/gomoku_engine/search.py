@@ -4,10 +4,9 @@ killers, history, threat-driven forced replies, local candidates and a breadth l
 One call of :func:`search_depth` searches the position to a fixed depth; iterative
 deepening, time control and reporting live in :mod:`gomoku_engine.engine`, which calls it
 with growing depths (the transposition table carries move ordering from one iteration to
-the next).  The kernel never prints and never reads a clock: it stops when the stop flag
-(``SearchState.stop[0]``, read with an atomic load) is set by another
-thread, when it reaches its node limit, or when its own clock passes the deadline (both
-checked every 256 nodes).
+the next).  The kernel never prints: it stops when the stop flag (``SearchState.stop[0]``,
+read with an atomic load) is set by another thread, when it reaches its node limit, or
+when the monotonic clock passes its deadline (all checked every 256 nodes).
 
 Node order at every node (from the point of view of the side to move, "us"):
 
@@ -16,8 +15,8 @@ Node order at every node (from the point of view of the side to move, "us"):
 3. we can make an open four (or double four): a win in 3 (the opponent has no five point,
    so it cannot stop both ends); a four-three while the opponent cannot make a four: a
    win in 5;
-4. depth exhausted: static evaluation;
-4b. at the horizon, if enabled, a short VCF for the side to move (a win is a mate);
+4. depth exhausted: static evaluation (before it, if enabled, a short VCF for the side
+   to move, a win scored as a mate);
 5. the opponent threatens a forced win (it has a four-three or open-four point): only our
    four-making moves and the points on the opponent's threat lines are searched
    (the defence rule of rapfi's move picker, ``DEFENCE`` moves);
