@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
 def load_jsonl(name: str) -> list[dict]:
+    """Records of a shared puzzle file; none if ../shared/ is not beside the checkout
+    (the tests parametrized over them are then reported as skipped)."""
     path = SHARED / "puzzles" / name
     if not path.exists():
-        pytest.skip(f"{path} not found (../shared/ beside the checkout)")
+        return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
