@@ -24,8 +24,11 @@ from .notation import format_pair, format_point, format_score, parse_moves
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}
 
 
-def serve() -> None:
-    """Run the protocol loop on this process's stdin/stdout, then exit at once."""
+def serve(level: int = 10) -> None:
+    """Run the protocol loop on this process's stdin/stdout, then exit at once.
+
+    :param level: strength level 1..10 (:mod:`gomoku_engine.levels`), 10 = full strength.
+    """
     warnings.simplefilter("ignore")
     # Managers read our stderr as protocol lines (protocol notes 1.5): silence it for good.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -33,7 +36,7 @@ def serve() -> None:
     sys.stderr = open(os.devnull, "w")
     from .protocol import ProtocolLoop
 
-    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer).run()
+    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer, level=level).run()
     try:
         sys.stdout.flush()
     finally:
@@ -47,14 +50,33 @@ def pbrain_main() -> None:
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku-engine")
+@click.option("--level", type=click.IntRange(1, 10), default=None, metavar="1..10",
+              help="Strength level when serving the protocol (10 = full strength) "
+                   "[default: 10].")
 @click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: click.Context, level: int | None) -> None:
     """Gomoku engine speaking the Gomocup (pbrain) protocol.
 
-    Without a subcommand, serve the protocol on stdin/stdout.
+    Without a subcommand, serve the protocol on stdin/stdout (like ``serve``).
+    ``gomoku-engine --level 3`` serves it at strength level 3.
     """
     if ctx.invoked_subcommand is None:
-        serve()
+        serve(level or 10)
+    elif level is not None:
+        ctx.obj = level  # read by ``serve``
+
+
+LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strength); "
+              "INFO strength 0..100 changes it.")
+
+
+@main.command(name="serve")
+@click.option("--level", type=click.IntRange(1, 10), default=None, metavar="1..10",
+              help=LEVEL_HELP + " [default: 10]")
+@click.pass_context
+def serve_command(ctx: click.Context, level: int | None) -> None:
+    """Serve the Gomocup protocol on stdin/stdout (what managers run)."""
+    serve(level or ctx.obj or 10)
 
 
 @main.command()

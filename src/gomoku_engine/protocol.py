@@ -28,6 +28,7 @@ from . import __version__
 from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule
 from .engine import Engine, Limits, SearchInfo, SearchResult, warmup
 from .errors import GomokuError
+from .levels import LEVELS, MAX_LEVEL, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
 from .timeman import UNLIMITED, TimeControl
 
@@ -63,6 +64,7 @@ class _Settings:
     rule_code: int = 0
     max_depth: int | None = None
     max_nodes: int | None = None
+    level: int = MAX_LEVEL  #: strength level 1..10 (``INFO strength`` or ``--level``)
     show_detail: int = 0
     #: MESSAGE lines held until the next reply (INFO gets no reply), by topic
     pending_messages: dict[str, str] = field(default_factory=dict)
@@ -96,16 +98,18 @@ class ProtocolLoop:
     :param stdout: binary output stream (our replies).
     :param engine_factory: builds an :class:`Engine` for ``(width, height)``; tests may
         pass a factory with a small hash table.
+    :param level: strength level 1..10 (:mod:`gomoku_engine.levels`); ``INFO strength``
+        changes it.
     """
 
     def __init__(self, stdin: BinaryIO, stdout: BinaryIO,
                  engine_factory: Callable[[int, int], Engine] | None = None,
-                 warm_up: bool = True) -> None:
+                 warm_up: bool = True, level: int = MAX_LEVEL) -> None:
         self._stdin = stdin
         self.out = Output(stdout)
         self._queue: queue.Queue[_Line | None] = queue.Queue()
         self._factory = engine_factory or (lambda w, h: Engine(w, h))
-        self._settings = _Settings()
+        self._settings = _Settings(level=level)
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
         self._busy = threading.Event()  # set while a command is being executed
@@ -300,7 +304,7 @@ class ProtocolLoop:
         key = key.lower()
         settings = self._settings
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
-                 "max_depth", "max_node", "show_detail"}
+                 "max_depth", "max_node", "show_detail", "strength"}
         if key not in known:
             return  # game_type, folder, evaluate and every extension key: ignored silently
         try:
@@ -327,6 +331,8 @@ class ProtocolLoop:
             settings.max_nodes = number if number > 0 else None
         elif key == "show_detail":
             settings.show_detail = number
+        elif key == "strength":
+            settings.level = level_for_strength(number)
 
     def _set_rule(self, code: int) -> None:
         messages = self._settings.pending_messages
@@ -483,8 +489,9 @@ class ProtocolLoop:
             return
         settings = self._settings
         soft, hard = settings.time.budget(board.ply)
-        limits = Limits(hard_ms=hard, soft_ms=soft, depth=settings.max_depth,
-                        nodes=settings.max_nodes, start=line.arrived)
+        level = LEVELS[settings.level]
+        limits = Limits(hard_ms=hard, soft_ms=soft, depth=combine(settings.max_depth, level.depth),
+                        nodes=combine(settings.max_nodes, level.nodes), start=line.arrived)
         on_iteration = self._report if settings.show_detail > 0 else None
         if self._stop_requested:
             engine.stop()  # YXSTOP came while this command waited: move at once
