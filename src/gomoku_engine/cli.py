@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from .stats import Sprt
 from .notation import format_pair, format_point, format_score, parse_moves
 
-RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}
+#: ``--rule`` names: every rule of :class:`Rule` (a rule added there appears here too).
+RULES = {rule.name.lower(): rule for rule in Rule}
 
 
 def serve(level: int = 10) -> None:
@@ -221,46 +222,82 @@ def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
 
 @main.command()
 @click.option("--engine", "engines", multiple=True, required=True, metavar="NAME=COMMAND",
-              help="An engine, twice (the first one's score is reported).")
-@click.option("--games", type=click.IntRange(1, None), default=20, show_default=True)
+              help="An engine: a name and its command line (quoted). Two or more; with "
+                   "more than two every pair plays (round robin).")
+@click.option("--info", "infos", multiple=True, metavar="[NAME:]KEY=VALUE",
+              help="Send 'INFO KEY VALUE' to engine NAME (to every engine without NAME:) "
+                   "at the start of each game, e.g. --info ours:max_depth=3 or "
+                   "--info strength=50. Repeatable.")
+@click.option("--games", type=click.IntRange(1, None), default=20, show_default=True,
+              help="Games per pair of engines.")
 @click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Opening file in pos or offset format.")
+              help="Opening file, pos (h8i9j7) or offset (0,0, 1,0, 1,3) lines; each "
+                   "opening is played twice with colours swapped.")
+@click.option("--seed", type=int, default=None,
+              help="Play the openings in a random order from this seed [default: file order].")
 @click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
 @click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
-@click.option("--turn-ms", type=click.IntRange(1, None), default=1000, show_default=True)
-@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True)
-@click.option("--seed", type=int, default=None, help="Shuffle the openings with this seed.")
+@click.option("--turn-ms", type=click.IntRange(0, None), default=1000, show_default=True,
+              help="Time per move (INFO timeout_turn); 0: none, with --time-match.")
+@click.option("--time-match", "match_ms", type=click.IntRange(0, None), default=0,
+              show_default=True,
+              help="Time per engine for a whole game (INFO timeout_match, ms); 0: none. "
+                   "The referee keeps each clock and sends INFO time_left before every move.")
+@click.option("--increment", "increment_ms", type=click.IntRange(0, None), default=0,
+              show_default=True, help="Added to an engine's game clock after each move (ms).")
+@click.option("--tolerance-ms", type=click.IntRange(0, None), default=1000, show_default=True,
+              help="Lateness accepted before a move is lost on time.")
+@click.option("--startup-ms", type=click.IntRange(0, None), default=15000, show_default=True,
+              help="Extra time for each engine's first reply of a game (start-up; not "
+                   "charged to its game clock).")
 @click.option("--max-moves", type=click.IntRange(1, None), default=None,
-              help="Adjudicate a draw after this many moves.")
+              help="Adjudicate a draw after this many moves (opening stones not counted).")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Games played at the same time.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for every game as PSQ and SGF, and summary.json.")
 @click.option("--sprt", default=None, metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05'",
-              help="Stop the match once this SPRT is decided.")
-def match(engines: tuple[str, ...], games: int, openings: str | None, size: int, rule: str,
-          turn_ms: int, concurrency: int, seed: int | None, max_moves: int | None,
-          out: str | None, sprt: str | None) -> None:
-    """Play games between two Gomocup engines with paired openings; print the score."""
+              help="Stop a pair's games once this SPRT (for its first engine) is decided.")
+def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings: str | None,
+          seed: int | None, size: int, rule: str, turn_ms: int, match_ms: int,
+          increment_ms: int, tolerance_ms: int, startup_ms: int, max_moves: int | None,
+          concurrency: int, out: str | None, sprt: str | None) -> None:
+    """Play games between Gomocup engines: two, or a round robin of more.
+
+    Every game starts both engines afresh, so an engine that crashes or hangs loses that
+    game (with the reason recorded) and plays the next one.  Illegal or unparseable
+    replies and late moves lose too.  Prints each pair's score, Elo difference with its
+    95% interval and LOS, the standings, forfeits and move times.
+
+    \b
+    Example, two strength levels of this engine, 200 ms per move:
+      gomoku-engine match --engine "full=gomoku-engine" \\
+          --engine "l5=gomoku-engine --level 5" --games 40 --turn-ms 200 \\
+          --openings ../shared/openings/freestyle15_balanced_dev.pos
+    """
     from .game import GameRecord
-    from .match import load_openings, run_match, save_match, split_command
+    from .match import (Clock, MatchResult, load_openings, run_round_robin, save_tournament,
+                        standings)
     from .stats import elo_estimate
 
-    if len(engines) != 2:
-        raise click.BadParameter("give exactly two --engine NAME=COMMAND", param_hint="--engine")
-    named = []
-    for spec in engines:
-        name, sep, command = spec.partition("=")
-        if not sep or not command.strip():
-            raise click.BadParameter(f"{spec!r} is not NAME=COMMAND", param_hint="--engine")
-        named.append((name, split_command(command)))
+    if len(engines) < 2:
+        raise click.BadParameter("give at least two --engine NAME=COMMAND",
+                                 param_hint="--engine")
+    if turn_ms == 0 and match_ms == 0:
+        raise click.BadParameter("give a time per move or per game", param_hint="--turn-ms")
+    specs = _engine_specs(engines, infos)
     opening_list = load_openings(openings, size) if openings else []
-    (first_name, first), (second_name, second) = named
+    clock = Clock(turn_ms=turn_ms, match_ms=match_ms, increment_ms=increment_ms,
+                  tolerance_ms=tolerance_ms, startup_ms=startup_ms)
+    n_pairs = len(specs) * (len(specs) - 1) // 2
 
     from tqdm import tqdm
 
-    progress = tqdm(total=games, unit="game", file=sys.stderr, disable=not sys.stderr.isatty())
+    progress = tqdm(total=games * n_pairs, unit="game", file=sys.stderr,
+                    disable=not sys.stderr.isatty())
 
-    def report(index: int, first_black: bool, record: GameRecord) -> None:
-        black, white = (first_name, second_name) if first_black else (second_name, first_name)
+    def report(index: int, pair: MatchResult, first_black: bool, record: GameRecord) -> None:
+        black, white = (pair.first, pair.second) if first_black else (pair.second, pair.first)
         outcome = {0: "draw", 1: f"{black} wins", 2: f"{white} wins"}[record.winner]
         progress.write(f"game {index + 1:3d}: {black} (black) vs {white} (white): {outcome} "
                        f"({record.reason}, {len(record.opening) + len(record.moves)} stones)",
@@ -269,34 +306,90 @@ def match(engines: tuple[str, ...], games: int, openings: str | None, size: int,
 
     test = _parse_sprt(sprt) if sprt else None
     with progress:
-        result = run_match(first, second, opening_list, games, size=size, rule=RULES[rule],
-                           turn_ms=turn_ms, concurrency=concurrency, seed=seed,
-                           max_moves=max_moves, on_game=report, sprt=test)
-    wins, losses, draws = result.score()
-    total = wins + losses + draws
-    click.echo(f"Score of {first_name} vs {second_name}: {wins} - {losses} - {draws} "
-               f"[{(wins + draws / 2) / total:.3f}] {total}")
-    if test is not None:
-        lower, upper = test.bounds
-        verdict = {"H1": f"H1 accepted (elo >= {test.elo1:g})",
-                   "H0": f"H0 accepted (elo <= {test.elo0:g})"}.get(result.sprt or "",
-                                                                   "undecided")
-        click.echo(f"SPRT: LLR {test.llr(wins, losses, draws):.2f} "
-                   f"[{lower:.2f}, {upper:.2f}]: {verdict}")
-    est = elo_estimate(wins, losses, draws)
-    click.echo(f"Elo difference: {est.elo:.1f} (95% interval {est.low:.1f} .. {est.high:.1f}), "
-               f"LOS {100 * est.los:.1f}%")
+        results = run_round_robin(specs, opening_list, games, size=size, rule=RULES[rule],
+                                  clock=clock, concurrency=concurrency, seed=seed,
+                                  max_moves=max_moves, on_game=report, sprt=test)
+    width = max(len(s.name) for s in specs)
+    for result in results.values():
+        wins, losses, draws = result.score()
+        total = wins + losses + draws
+        if not total:
+            continue
+        click.echo(f"Score of {result.first} vs {result.second}: {wins} - {losses} - {draws} "
+                   f"[{(wins + draws / 2) / total:.3f}] {total}")
+        est = elo_estimate(wins, losses, draws)
+        click.echo(f"Elo difference: {est.elo:.1f} (95% interval {est.low:.1f} .. "
+                   f"{est.high:.1f}), LOS {100 * est.los:.1f}%")
+        if test is not None:
+            lower, upper = test.bounds
+            verdict = {"H1": f"H1 accepted (elo >= {test.elo1:g})",
+                       "H0": f"H0 accepted (elo <= {test.elo0:g})"}.get(result.sprt or "",
+                                                                       "undecided")
+            click.echo(f"SPRT: LLR {test.llr(wins, losses, draws):.2f} "
+                       f"[{lower:.2f}, {upper:.2f}]: {verdict}")
+    if len(specs) > 2:
+        click.echo("Standings:")
+        click.echo(f"  {'#':>2} {'engine':{width}s} {'games':>5} {'W':>4} {'L':>4} {'D':>4} "
+                   f"{'points':>7} {'score':>6} {'Elo vs field':>22}")
+        for rank, row in enumerate(standings(results), start=1):
+            if not row.games:
+                continue
+            est = elo_estimate(row.wins, row.losses, row.draws)
+            click.echo(f"  {rank:2d} {row.name:{width}s} {row.games:5d} {row.wins:4d} "
+                       f"{row.losses:4d} {row.draws:4d} {row.points:7.1f} "
+                       f"{100 * row.points / row.games:5.1f}% "
+                       f"{est.elo:7.1f} ({est.low:.0f}..{est.high:.0f})")
     if out:
-        save_match(result, out, first_name, second_name, size)
+        save_tournament(results, out, size, {
+            "engines": [{"name": s.name, "command": list(s.command), "info": dict(s.info)}
+                        for s in specs],
+            "rule": rule, "size": size, "turn_ms": turn_ms, "match_ms": match_ms,
+            "increment_ms": increment_ms, "tolerance_ms": tolerance_ms,
+            "max_moves": max_moves, "openings": openings, "seed": seed})
         click.echo(f"Games saved in {out}")
-    forfeits = result.forfeits()
+    forfeits = [f for r in results.values() for f in r.forfeit_details()]
     click.echo(f"Forfeits: {len(forfeits)}" + "".join(f"\n  {f}" for f in forfeits))
-    for name, is_first in ((first_name, True), (second_name, False)):
-        times = result.move_times(is_first)
-        late = sum(1 for t in times if t * 1000 > turn_ms)
+    limit = turn_ms if turn_ms > 0 else None
+    for spec in specs:
+        times = [t for r in results.values() for is_first, name in ((True, r.first),
+                                                                    (False, r.second))
+                 if name == spec.name for t in r.move_times(is_first)]
         if times:
-            click.echo(f"{name}: {len(times)} moves, mean {1000 * sum(times) / len(times):.0f} ms, "
-                       f"max {1000 * max(times):.0f} ms, over {turn_ms} ms: {late}")
+            late = f", over {limit} ms: {sum(1 for t in times if t * 1000 > limit)}" \
+                if limit else ""
+            click.echo(f"{spec.name}: {len(times)} moves, mean "
+                       f"{1000 * sum(times) / len(times):.0f} ms, max "
+                       f"{1000 * max(times):.0f} ms{late}")
+
+
+def _engine_specs(engines: tuple[str, ...], infos: tuple[str, ...]) -> list:
+    """``NAME=COMMAND`` and ``[NAME:]KEY=VALUE`` options as :class:`EngineSpec` objects."""
+    from .match import EngineSpec, split_command
+
+    named: dict[str, list[str]] = {}
+    for spec in engines:
+        name, sep, command = spec.partition("=")
+        name = name.strip()
+        if not sep or not name or not command.strip():
+            raise click.BadParameter(f"{spec!r} is not NAME=COMMAND", param_hint="--engine")
+        if name in named:
+            raise click.BadParameter(f"two engines named {name!r}", param_hint="--engine")
+        named[name] = split_command(command)
+    options: dict[str, list[tuple[str, str]]] = {name: [] for name in named}
+    for item in infos:
+        target, colon, setting = item.partition(":")
+        if not colon or "=" in target:  # no NAME: (a value may contain a colon)
+            target, setting = "", item
+        key, sep, value = setting.partition("=")
+        if not sep or not key.strip() or " " in key.strip():
+            raise click.BadParameter(f"{item!r} is not [NAME:]KEY=VALUE", param_hint="--info")
+        if target and target not in named:
+            raise click.BadParameter(f"{item!r}: no engine named {target!r}",
+                                     param_hint="--info")
+        for name in ([target] if target else named):
+            options[name].append((key.strip(), value.strip()))
+    return [EngineSpec(name, tuple(command), tuple(options[name]))
+            for name, command in named.items()]
 
 
 def _parse_sprt(text: str) -> Sprt:

@@ -4,8 +4,10 @@ The referee owns the true board (:class:`gomoku_engine.board.Board`, so wins are
 the engine's own rules code), sends each engine ``START``, the ``INFO`` time settings and
 the first position as ``BOARD``, then ``TURN`` with the opponent's last move, and records
 for every move the point and the time the engine took (from sending the command to reading
-the move).  An engine loses by an illegal or unparseable reply, by silence past the turn
-limit plus ``tolerance_ms``, or by crashing.
+the move).  With a game time limit it also keeps each engine's clock, sends ``INFO
+time_left`` before every move and adds the increment after it.  An engine loses by an
+illegal or unparseable reply, a foul (renju, through :func:`foul_reason`), silence past
+its turn limit or its remaining game time plus ``tolerance_ms``, or by crashing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class MoveRecord:
     point: Point
     colour: int  #: 1 black, 2 white
     seconds: float  #: from sending the command to reading the reply
+    clock_ms: int | None = None  #: the mover's game clock after the move (match time only)
 
 
 @dataclass
@@ -38,32 +41,71 @@ class GameRecord:
     reason: str = ""  #: "five", "board full", "move limit", or the loser's fault
 
 
+def foul_reason(board: Board, x: int, y: int) -> str | None:
+    """The referee's foul hook: why the side to move may not play ``(x, y)``, or None.
+
+    Renju forbids black some moves (double three, double four, overline).  The rules code
+    is the engine's own: if :class:`Board` has ``is_foul(x, y)`` (the renju work adds it),
+    a move it flags loses the game with the reason ``"foul at x,y"``.  Under freestyle
+    and standard, and until that method exists, there are no fouls.
+    """
+    is_foul = getattr(board, "is_foul", None)
+    if is_foul is None:
+        return None
+    return f"foul at {x},{y}" if is_foul(x, y) else None
+
+
 def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
               rule: Rule = Rule.FREESTYLE, turn_ms: int = 1000,
               opening: Sequence[Point] = (), tolerance_ms: int = 1000,
               first_move_grace_ms: int = 60_000, max_moves: int | None = None,
-              on_move: Callable[[Board, MoveRecord], None] | None = None) -> GameRecord:
+              on_move: Callable[[Board, MoveRecord], None] | None = None,
+              match_ms: int = 0, increment_ms: int = 0,
+              black_info: Sequence[tuple[str, str]] = (),
+              white_info: Sequence[tuple[str, str]] = ()) -> GameRecord:
     """Play one game; ``black`` and ``white`` are the engines' command lines.
 
-    :param turn_ms: ``INFO timeout_turn`` sent to both engines (ms).
+    :param turn_ms: ``INFO timeout_turn`` sent to both engines (ms); 0: no per-move limit
+        (then ``match_ms`` is required and is sent as the turn limit too).
     :param opening: stones placed before the engines move, black first.
     :param tolerance_ms: lateness accepted before a move is a time forfeit (ms).
-    :param first_move_grace_ms: extra time for each engine's first reply (start-up, ms).
+    :param first_move_grace_ms: extra time for each engine's first reply (process start-up,
+        JIT loading, ms); that extra is neither a forfeit nor charged to the game clock.
     :param max_moves: stop as a draw after this many moves (opening excluded).
+    :param match_ms: ``INFO timeout_match``: each engine's time for the whole game (ms);
+        0 = none.  The referee keeps each engine's clock, sends ``INFO time_left`` before
+        every move, and an engine whose move comes later than ``min(turn, time left) +
+        tolerance`` loses on time.
+    :param increment_ms: added to an engine's clock after each of its moves (Fischer);
+        also sent as ``INFO time_increment`` (Yixin-Board's key).
+    :param black_info: extra ``INFO key value`` lines for black (e.g. ``("max_depth", "3")``),
+        sent after the time settings at the start of the game.
+    :param white_info: the same for white.
     :raises IllegalMoveError: if the opening itself is illegal.
+    :raises ValueError: with neither a turn nor a match time limit.
     """
+    if turn_ms <= 0 and match_ms <= 0:
+        raise ValueError("a game needs a turn or a match time limit")
     board = Board(size, rule=rule)
     for x, y in opening:
         board.play(x, y)
     record = GameRecord(list(opening))
     engines = {BLACK: EngineProcess(black), WHITE: EngineProcess(white)}
+    extra = {BLACK: list(black_info), WHITE: list(white_info)}
     started = {BLACK: False, WHITE: False}
+    left = {BLACK: float(match_ms), WHITE: float(match_ms)}  # ms on each clock
     try:
         for colour, engine in engines.items():
+            lines = [f"START {size}", f"INFO timeout_turn {turn_ms if turn_ms > 0 else match_ms}",
+                     f"INFO timeout_match {match_ms}", f"INFO rule {int(rule)}",
+                     "INFO max_memory 367001600"]
+            if match_ms > 0:
+                lines.append(f"INFO time_left {match_ms}")
+            if increment_ms > 0:
+                lines.append(f"INFO time_increment {increment_ms}")
+            lines += [f"INFO {key} {value}" for key, value in extra[colour]]
             try:
-                engine.send(f"START {size}", f"INFO timeout_turn {turn_ms}",
-                            "INFO timeout_match 0", f"INFO rule {int(rule)}",
-                            "INFO max_memory 367001600")
+                engine.send(*lines)
             except OSError:
                 return _forfeit(record, colour, "crashed")
         for colour, engine in engines.items():
@@ -73,31 +115,50 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
         while True:
             colour = board.to_move
             engine = engines[colour]
+            allowed = float(turn_ms) if turn_ms > 0 else float("inf")
+            if match_ms > 0:
+                allowed = min(allowed, max(0.0, left[colour]))
+            first = not started[colour]
             try:
-                if not started[colour]:
+                if match_ms > 0:
+                    engine.send(f"INFO time_left {int(left[colour])}")
+                if first:
                     engine.send("BOARD", *(f"{x},{y},{1 if c == colour else 2}"
                                            for x, y, c in board.stones()), "DONE")
-                    limit = (turn_ms + tolerance_ms + first_move_grace_ms) / 1000
                     started[colour] = True
                 else:
                     engine.send(f"TURN {format_pair(board.moves()[-1])}")
-                    limit = (turn_ms + tolerance_ms) / 1000
             except OSError:  # a broken pipe: the engine is gone
                 return _forfeit(record, colour, "crashed")
+            limit = (allowed + tolerance_ms + (first_move_grace_ms if first else 0)) / 1000
             began = time.perf_counter()
             try:
                 line = engine.read_reply(limit)
             except EngineTimeout:
-                return _forfeit(record, colour, "no move in time")
+                if match_ms > 0 and (turn_ms <= 0 or left[colour] < turn_ms):
+                    why = f"out of match time ({int(left[colour])} ms left)"
+                else:
+                    why = f"no move in time (turn limit {turn_ms} ms)"
+                return _forfeit(record, colour, why)
             except EOFError:
                 return _forfeit(record, colour, "crashed")
             seconds = time.perf_counter() - began
             try:
                 x, y = (int(v) for v in line.split(","))
+                if board.is_legal(x, y):
+                    foul = foul_reason(board, x, y)
+                    if foul is not None:
+                        return _forfeit(record, colour, foul)
                 board.play(x, y)
             except (ValueError, GomokuError):
                 return _forfeit(record, colour, f"illegal reply {line!r}")
-            move = MoveRecord((x, y), colour, seconds)
+            if match_ms > 0:
+                charged = seconds * 1000
+                if first:  # start-up is not charged: at most what the move was allowed
+                    charged = min(charged, allowed)
+                left[colour] += increment_ms - charged
+            move = MoveRecord((x, y), colour, seconds,
+                              int(left[colour]) if match_ms > 0 else None)
             record.moves.append(move)
             if on_move is not None:
                 on_move(board, move)

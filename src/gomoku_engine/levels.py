@@ -43,7 +43,7 @@ LEVELS: dict[int, Level] = {
 def level_for_strength(strength: int) -> int:
     """Level for ``INFO strength`` (0..100, clamped): 0 -> 1, 50 -> 6, 100 -> 10."""
     strength = max(0, min(100, strength))
-    return MIN_LEVEL + round(strength * (MAX_LEVEL - MIN_LEVEL) / 100)
+    return MIN_LEVEL + (strength * (MAX_LEVEL - MIN_LEVEL) + 50) // 100  # rounds half up
 
 
 def combine(limit: int | None, cap: int | None) -> int | None:

@@ -1,12 +1,16 @@
-"""Engine-vs-engine games from an opening list, colours swapped per opening, in parallel.
+"""Engine-vs-engine matches: round robin, paired openings, time controls, in parallel.
 
-A first version of the match runner: two engines, paired openings, per-move time, and a
-summary of results, forfeits and move times (no Elo yet).  Each game is refereed by
-:func:`gomoku_engine.game.play_game`.
+Two or more engines (:class:`EngineSpec`: name, command, extra ``INFO`` lines) play every
+other one; each opening is played twice with colours swapped.  Each game runs two fresh
+engine processes and is refereed by :func:`gomoku_engine.game.play_game` under a
+:class:`Clock` (turn time, game time with increment, tolerance).  Results are kept per
+pair (:class:`MatchResult`) and summed into :func:`standings`; :func:`save_tournament`
+writes every game as PSQ and SGF and a JSON summary.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import shlex
@@ -44,13 +48,35 @@ def load_openings(path: str | Path, size: int) -> list[list[Point]]:
     return [o for o in openings if all(0 <= x < size and 0 <= y < size for x, y in o)]
 
 
+@dataclass(frozen=True)
+class EngineSpec:
+    """An engine in a match: its display name, command line and extra ``INFO`` lines."""
+
+    name: str
+    command: tuple[str, ...]
+    info: tuple[tuple[str, str], ...] = ()  #: ``INFO key value`` sent at the start of each game
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Time control of every game (all in ms)."""
+
+    turn_ms: int = 1000  #: per move (``INFO timeout_turn``); 0: none (needs ``match_ms``)
+    match_ms: int = 0  #: per engine and game (``INFO timeout_match``); 0: none
+    increment_ms: int = 0  #: added to an engine's game clock after each of its moves
+    tolerance_ms: int = 1000  #: lateness accepted before a time forfeit
+    startup_ms: int = 60_000  #: extra time for an engine's first reply of a game (start-up)
+
+
 @dataclass
 class MatchResult:
-    """Results from the first engine's point of view."""
+    """One pair's results, from the first engine's point of view."""
 
     games: list[tuple[int, bool, GameRecord]] = field(default_factory=list)  #: (index, first engine is black, record)
     turn_ms: int = 0
     sprt: str | None = None  #: "H0" / "H1" once an SPRT was decided
+    first: str = "first"  #: the engines' names
+    second: str = "second"
 
     def score(self) -> tuple[int, int, int]:
         """(wins, losses, draws) of the first engine."""
@@ -69,6 +95,17 @@ class MatchResult:
         return [r.reason for _, _, r in self.games
                 if r.reason not in ("five", "board full", "move limit")]
 
+    def forfeit_details(self) -> list[str]:
+        """``game N: NAME (black) <reason>`` for every forfeit."""
+        details = []
+        for index, first_black, r in self.games:
+            if r.reason in ("five", "board full", "move limit"):
+                continue
+            loser_black = r.winner == 2
+            loser = self.first if loser_black == first_black else self.second
+            details.append(f"game {index + 1}: {loser} {r.reason}")
+        return details
+
     def move_times(self, first_engine: bool) -> list[float]:
         """Seconds per move of one engine (its first move, with start-up, excluded)."""
         times = []
@@ -79,41 +116,128 @@ class MatchResult:
         return times
 
 
-def run_match(first: Sequence[str], second: Sequence[str], openings: Sequence[Sequence[Point]],
-              games: int, size: int = 15, rule: Rule = Rule.FREESTYLE, turn_ms: int = 1000,
-              concurrency: int = 1, seed: int | None = None, max_moves: int | None = None,
-              on_game: Callable[[int, bool, GameRecord], None] | None = None,
-              sprt: Sprt | None = None) -> MatchResult:
-    """Play ``games`` games; game ``2k`` and ``2k+1`` use opening ``k`` with colours swapped.
+def _plan(n_engines: int, openings: Sequence[Sequence[Point]], games: int,
+          seed: int | None) -> list[tuple[int, tuple[int, int], bool, Sequence[Point]]]:
+    """``(index, (i, j), i is black, opening)`` for every game of a round robin.
 
-    :param seed: shuffle the openings with this seed (``None``: file order).
-    :param sprt: stop starting new games once this test is decided (``result.sprt``).
+    Every pair plays ``games`` games; its games ``2k`` and ``2k+1`` use opening ``k`` (in
+    file order, or shuffled with ``seed``; the same order for every pair) with colours
+    swapped.  Pairs take turns opening by opening, so all of them advance together.
     """
     order = list(openings) or [[]]
     if seed is not None:
         random.Random(seed).shuffle(order)
-    plan = [(i, i % 2 == 0, order[(i // 2) % len(order)]) for i in range(games)]
-    result = MatchResult(turn_ms=turn_ms)
+    pairs = list(itertools.combinations(range(n_engines), 2))
+    rows = [(g // 2, p, g % 2) for g in range(games) for p in range(len(pairs))]
+    rows.sort()
+    plan = []
+    for index, (k, p, swap) in enumerate(rows):
+        plan.append((index, pairs[p], swap == 0, order[k % len(order)]))
+    return plan
+
+
+def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[Point]],
+                    games: int, size: int = 15, rule: Rule = Rule.FREESTYLE,
+                    clock: Clock | None = None, concurrency: int = 1,
+                    seed: int | None = None, max_moves: int | None = None,
+                    on_game: Callable[[int, MatchResult, bool, GameRecord], None] | None = None,
+                    sprt: Sprt | None = None) -> dict[tuple[int, int], MatchResult]:
+    """Every pair of ``engines`` plays ``games`` games (see :func:`_plan`); results by pair.
+
+    A crashed or hung engine loses that game (the referee kills it) and is started
+    afresh for the next one: every game runs its own two processes.
+
+    :param sprt: per pair: stop starting that pair's games once its test is decided.
+    :param on_game: called after each game with (index, the pair's result so far, first
+        engine of the pair is black, record).
+    :raises ValueError: with fewer than two engines.
+    """
+    if len(engines) < 2:
+        raise ValueError("a match needs at least two engines")
+    clock = clock or Clock()
+    results = {pair: MatchResult(turn_ms=clock.turn_ms, first=engines[pair[0]].name,
+                                 second=engines[pair[1]].name)
+               for pair in itertools.combinations(range(len(engines)), 2)}
     lock = threading.Lock()
 
-    def one(item: tuple[int, bool, Sequence[Point]]) -> None:
-        index, first_black, opening = item
+    def one(item: tuple[int, tuple[int, int], bool, Sequence[Point]]) -> None:
+        index, pair, first_black, opening = item
+        result = results[pair]
         if result.sprt is not None:
             return  # decided: games not yet started are not played
-        black, white = (first, second) if first_black else (second, first)
-        record = play_game(black, white, size=size, rule=rule, turn_ms=turn_ms,
-                           opening=opening, max_moves=max_moves)
+        a, b = engines[pair[0]], engines[pair[1]]
+        black, white = (a, b) if first_black else (b, a)
+        record = play_game(black.command, white.command, size=size, rule=rule,
+                           turn_ms=clock.turn_ms, match_ms=clock.match_ms,
+                           increment_ms=clock.increment_ms, tolerance_ms=clock.tolerance_ms,
+                           first_move_grace_ms=clock.startup_ms, opening=opening,
+                           max_moves=max_moves, black_info=black.info, white_info=white.info)
         with lock:
             result.games.append((index, first_black, record))
             if sprt is not None and result.sprt is None:
                 result.sprt = sprt.decision(*result.score())
             if on_game is not None:
-                on_game(index, first_black, record)
+                on_game(index, result, first_black, record)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        list(pool.map(one, plan))
-    result.games.sort(key=lambda g: g[0])
-    return result
+        list(pool.map(one, _plan(len(engines), openings, games, seed)))
+    for result in results.values():
+        result.games.sort(key=lambda g: g[0])
+    return results
+
+
+def run_match(first: Sequence[str], second: Sequence[str], openings: Sequence[Sequence[Point]],
+              games: int, size: int = 15, rule: Rule = Rule.FREESTYLE, turn_ms: int = 1000,
+              concurrency: int = 1, seed: int | None = None, max_moves: int | None = None,
+              on_game: Callable[[int, bool, GameRecord], None] | None = None,
+              sprt: Sprt | None = None, clock: Clock | None = None,
+              first_info: Sequence[tuple[str, str]] = (),
+              second_info: Sequence[tuple[str, str]] = ()) -> MatchResult:
+    """Two engines: game ``2k`` and ``2k+1`` use opening ``k`` with colours swapped.
+
+    :param seed: shuffle the openings with this seed (``None``: file order).
+    :param sprt: stop starting new games once this test is decided (``result.sprt``).
+    :param clock: the full time control (``turn_ms`` is used when it is None).
+    """
+    engines = [EngineSpec("first", tuple(first), tuple(first_info)),
+               EngineSpec("second", tuple(second), tuple(second_info))]
+    report = None
+    if on_game is not None:
+        def report(index: int, _: MatchResult, first_black: bool, record: GameRecord) -> None:
+            on_game(index, first_black, record)
+    results = run_round_robin(engines, openings, games, size=size, rule=rule,
+                              clock=clock or Clock(turn_ms=turn_ms), concurrency=concurrency,
+                              seed=seed, max_moves=max_moves, on_game=report, sprt=sprt)
+    return results[(0, 1)]
+
+
+@dataclass
+class Standing:
+    name: str
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+
+def standings(results: dict[tuple[int, int], MatchResult]) -> list[Standing]:
+    """Every engine's total against the field, best first (points, then fewer games)."""
+    table: dict[str, Standing] = {}
+    for result in results.values():
+        wins, losses, draws = result.score()
+        for name, w, l in ((result.first, wins, losses), (result.second, losses, wins)):
+            row = table.setdefault(name, Standing(name))
+            row.wins += w
+            row.losses += l
+            row.draws += draws
+    return sorted(table.values(), key=lambda s: (-s.points, s.games))
 
 
 def split_command(command: str) -> list[str]:
@@ -121,17 +245,13 @@ def split_command(command: str) -> list[str]:
     return shlex.split(command)
 
 
-def save_match(result: MatchResult, folder: str | Path, first_name: str, second_name: str,
-               size: int) -> None:
-    """Write every game as ``game_NNN.psq`` and ``game_NNN.sgf``, and ``summary.json``."""
+def _write_games(result: MatchResult, path: Path, size: int) -> list[dict]:
     from .records import write_psq, write_sgf
-    from .stats import elo_estimate
 
-    path = Path(folder)
-    path.mkdir(parents=True, exist_ok=True)
     games = []
     for index, first_black, record in result.games:
-        black, white = (first_name, second_name) if first_black else (second_name, first_name)
+        black, white = ((result.first, result.second) if first_black
+                        else (result.second, result.first))
         moves = [(x, y, 0) for x, y in record.opening]
         moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
         outcome = {0: "0", 1: "B+", 2: "W+"}[record.winner]
@@ -141,10 +261,49 @@ def save_match(result: MatchResult, folder: str | Path, first_name: str, second_
             write_sgf([(x, y) for x, y, _ in moves], size, black, white, outcome))
         games.append({"game": index + 1, "black": black, "white": white, "result": outcome,
                       "reason": record.reason, "stones": len(moves)})
+    return games
+
+
+def _pair_summary(result: MatchResult) -> dict:
+    from .stats import elo_estimate
+
     wins, losses, draws = result.score()
-    est = elo_estimate(wins, losses, draws)
-    summary = {"first": first_name, "second": second_name, "wins": wins, "losses": losses,
-               "draws": draws, "elo": est.elo, "elo_low": est.low, "elo_high": est.high,
-               "los": est.los, "forfeits": result.forfeits(), "turn_ms": result.turn_ms,
-               "games": games}
+    est = elo_estimate(wins, losses, draws) if result.games else None
+    return {"first": result.first, "second": result.second, "wins": wins, "losses": losses,
+            "draws": draws, "elo": est and est.elo, "elo_low": est and est.low,
+            "elo_high": est and est.high, "los": est and est.los, "sprt": result.sprt,
+            "forfeits": result.forfeit_details()}
+
+
+def save_tournament(results: dict[tuple[int, int], MatchResult], folder: str | Path,
+                    size: int, settings: dict | None = None) -> None:
+    """Every game as ``game_NNN.psq`` and ``game_NNN.sgf`` (N: the game's number in the
+    schedule), and ``summary.json`` with each pair's result, the standings and the games.
+
+    With one pair the summary also has that pair's figures at its top level.
+    """
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    games = []
+    for result in results.values():
+        games += _write_games(result, path, size)
+    games.sort(key=lambda g: g["game"])
+    pairs = [_pair_summary(r) for r in results.values()]
+    summary: dict = {}
+    if len(pairs) == 1:
+        summary.update(pairs[0])
+    summary.update({
+        "settings": settings or {},
+        "pairs": pairs,
+        "standings": [{"name": s.name, "games": s.games, "wins": s.wins, "losses": s.losses,
+                       "draws": s.draws, "points": s.points} for s in standings(results)],
+        "games": games,
+    })
     (path / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+
+
+def save_match(result: MatchResult, folder: str | Path, first_name: str, second_name: str,
+               size: int) -> None:
+    """One pair: every game as PSQ and SGF, and ``summary.json``."""
+    result.first, result.second = first_name, second_name
+    save_tournament({(0, 1): result}, folder, size, {"turn_ms": result.turn_ms})

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""A random-move pbrain engine (pure Python, independent of gomoku_engine), for the tests.
+
+Plays a random empty point next to the stones (the centre on an empty board).  Options:
+
+* ``--seed N``: random seed (default 0);
+* ``--delay-ms N``: sleep before every move (time-control tests);
+* ``--log FILE``: append every line received to FILE (to check what a manager sent).
+"""
+
+import argparse
+import random
+import sys
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--log", default=None)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    log = open(args.log, "a") if args.log else None
+    size, cells = 15, set()
+
+    def reply(text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def play() -> None:
+        time.sleep(args.delay_ms / 1000)
+        empty = [(x, y) for x in range(size) for y in range(size) if (x, y) not in cells]
+        near = [(x, y) for x, y in empty
+                if any((x + dx, y + dy) in cells for dx in (-1, 0, 1) for dy in (-1, 0, 1))]
+        x, y = rng.choice(near or empty) if cells else (size // 2, size // 2)
+        cells.add((x, y))
+        reply(f"{x},{y}")
+
+    lines = iter(sys.stdin.readline, "")
+    for raw in lines:
+        if log:
+            log.write(raw.rstrip("\r\n") + "\n")
+            log.flush()
+        parts = raw.strip().split()
+        if not parts:
+            continue
+        cmd = parts[0].upper()
+        if cmd == "START":
+            size, cells = int(parts[1]), set()
+            reply("OK")
+        elif cmd == "RESTART":
+            cells = set()
+            reply("OK")
+        elif cmd == "ABOUT":
+            reply('name="random", version="1", author="tests", country="CZ"')
+        elif cmd == "BEGIN":
+            play()
+        elif cmd == "TURN":
+            cells.add(tuple(int(v) for v in parts[1].split(",")))
+            play()
+        elif cmd == "BOARD":
+            cells.clear()
+            for raw2 in lines:
+                if log:
+                    log.write(raw2.rstrip("\r\n") + "\n")
+                token = raw2.strip()
+                if token.upper() == "DONE":
+                    break
+                x, y, _ = (int(v) for v in token.split(","))
+                cells.add((x, y))
+            play()
+        elif cmd == "END":
+            return
+        elif cmd != "INFO":
+            reply(f"UNKNOWN {cmd}")
+
+
+if __name__ == "__main__":
+    main()

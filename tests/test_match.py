@@ -1,0 +1,226 @@
+"""The match runner: round robin, time controls, per-engine INFO options, the CLI, levels."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gomoku_engine.board import Board
+from gomoku_engine.cli import main
+from gomoku_engine.game import foul_reason, play_game
+from gomoku_engine.levels import LEVELS, combine, level_for_strength
+from gomoku_engine.match import (Clock, EngineSpec, _plan, run_round_robin, save_tournament,
+                                 standings)
+from gomoku_engine.records import read_psq, read_sgf
+
+ENGINES = Path(__file__).parent / "engines"
+ENGINE = [sys.executable, "-m", "gomoku_engine"]
+GREEDY = [sys.executable, str(ENGINES / "greedy_brain.py")]
+
+
+def random_brain(*args: str) -> list[str]:
+    return [sys.executable, str(ENGINES / "random_brain.py"), *args]
+
+
+RANDOM9 = random_brain("--seed", "9")
+
+
+def replay(record, size: int = 15) -> Board:
+    board = Board(size)
+    for x, y in record.opening + [m.point for m in record.moves]:
+        board.play(x, y)
+    return board
+
+
+# --- schedule ------------------------------------------------------------------------------
+def test_round_robin_plan_pairs_openings_per_pair():
+    openings = [[(0, 0)], [(1, 1)], [(2, 2)]]
+    plan = _plan(3, openings, games=4, seed=None)
+    assert len(plan) == 12 and [p[0] for p in plan] == list(range(12))
+    for pair in ((0, 1), (0, 2), (1, 2)):
+        games = [(black, opening) for _, p, black, opening in plan if p == pair]
+        # each opening twice, colours swapped, in file order
+        assert games == [(True, [(0, 0)]), (False, [(0, 0)]), (True, [(1, 1)]),
+                         (False, [(1, 1)])]
+    shuffled = _plan(2, [[(k, k)] for k in range(10)], games=20, seed=7)
+    order = [opening for _, _, _, opening in shuffled][::2]
+    assert sorted(order) == [[(k, k)] for k in range(10)] and order != sorted(order)
+    assert order == [opening for _, _, _, opening in _plan(2, [[(k, k)] for k in range(10)],
+                                                           games=20, seed=7)][::2]
+
+
+def test_round_robin_of_three_engines(tmp_path):
+    engines = [EngineSpec("random1", tuple(random_brain("--seed", "1"))),
+               EngineSpec("random2", tuple(random_brain("--seed", "2"))),
+               EngineSpec("greedy", tuple(GREEDY))]
+    results = run_round_robin(engines, [[(7, 7), (8, 7)]], games=2,
+                              clock=Clock(turn_ms=200, tolerance_ms=500, startup_ms=5000),
+                              concurrency=2, max_moves=60)
+    assert sorted(results) == [(0, 1), (0, 2), (1, 2)]
+    for result in results.values():
+        assert [black for _, black, _ in result.games] == [True, False]
+        for _, _, record in result.games:
+            assert record.reason in ("five", "board full", "move limit"), record.reason
+            if record.reason == "five":
+                assert replay(record).winner == record.winner
+    table = standings(results)
+    assert [row.games for row in table] == [4, 4, 4]
+    assert table[0].name == "greedy" and table[0].points >= 3  # greedy beats random play
+    save_tournament(results, tmp_path, 15)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert len(summary["pairs"]) == 3 and len(summary["games"]) == 6
+    assert summary["standings"][0]["name"] == "greedy"
+    for game in summary["games"]:
+        n = game["game"]
+        _, _, moves = read_psq((tmp_path / f"game_{n:03d}.psq").read_text())
+        size, points = read_sgf((tmp_path / f"game_{n:03d}.sgf").read_text())
+        assert size == 15 and points == [(x, y) for x, y, _ in moves]
+        assert len(points) == game["stones"]
+
+
+# --- time control ---------------------------------------------------------------------------
+def test_time_left_is_sent_and_the_increment_added(tmp_path):
+    log = tmp_path / "white.log"
+    record = play_game(RANDOM9, random_brain("--log", str(log)), turn_ms=1000, match_ms=5000,
+                       increment_ms=300, opening=[(7, 7)], max_moves=8, tolerance_ms=500,
+                       first_move_grace_ms=5000, white_info=[("max_depth", "3")])
+    assert record.reason == "move limit", record.reason
+    lines = log.read_text().splitlines()
+    assert "INFO timeout_match 5000" in lines and "INFO time_increment 300" in lines
+    assert "INFO max_depth 3" in lines  # per-engine options reach the engine
+    left = [int(line.split()[2]) for line in lines if line.startswith("INFO time_left")]
+    assert left[0] == 5000  # at START, then before each of white's 4 moves
+    assert len(left) == 5
+    clocks = [m.clock_ms for m in record.moves if m.colour == 2]
+    assert left[2:] == clocks[:-1]  # the clock after a move is the next time_left
+    # a fast engine gains about the increment per move
+    assert all(b > a + 200 for a, b in zip(clocks, clocks[1:]))
+
+
+def test_running_out_of_game_time_loses():
+    slow = random_brain("--delay-ms", "300")
+    record = play_game(RANDOM9, slow, turn_ms=1000, match_ms=800, opening=[(7, 7)],
+                       tolerance_ms=100, first_move_grace_ms=5000, max_moves=30)
+    assert record.winner == 1 and record.reason.startswith("white out of match time"), \
+        record.reason
+    # 800 ms pays for two moves of 300 ms; the third would need 300 > 200 left + 100 tolerance
+    assert [m.clock_ms for m in record.moves if m.colour == 2] == [pytest.approx(500, abs=40),
+                                                                   pytest.approx(200, abs=80)]
+
+
+def test_increment_and_tolerance_keep_a_slow_engine_alive():
+    slow = random_brain("--delay-ms", "300")
+    with_increment = play_game(RANDOM9, slow, turn_ms=1000, match_ms=800, increment_ms=300,
+                               opening=[(7, 7)], tolerance_ms=100, first_move_grace_ms=5000,
+                               max_moves=12)
+    assert with_increment.reason in ("move limit", "five"), with_increment.reason
+    tolerant = play_game(RANDOM9, slow, turn_ms=1000, match_ms=800, opening=[(7, 7)],
+                         tolerance_ms=2000, first_move_grace_ms=5000, max_moves=12)
+    assert tolerant.reason in ("move limit", "five"), tolerant.reason
+    assert [m.clock_ms for m in tolerant.moves if m.colour == 2][-1] < -500  # overdrawn
+
+
+def test_turn_time_still_applies_with_a_game_clock():
+    slow = random_brain("--delay-ms", "600")
+    record = play_game(RANDOM9, slow, turn_ms=200, match_ms=60_000, opening=[(7, 7)],
+                       tolerance_ms=100, first_move_grace_ms=5000, max_moves=10)
+    assert record.reason.startswith("white no move in time"), record.reason
+
+
+def test_a_game_needs_a_time_limit():
+    with pytest.raises(ValueError):
+        play_game(GREEDY, GREEDY, turn_ms=0, match_ms=0)
+
+
+def test_foul_hook_uses_the_rules_code_when_there_is_one(monkeypatch):
+    board = Board(15)
+    assert foul_reason(board, 7, 7) is None  # freestyle: no fouls
+    monkeypatch.setattr(Board, "is_foul", lambda self, x, y: (x, y) == (3, 3), raising=False)
+    assert foul_reason(board, 7, 7) is None
+    assert foul_reason(board, 3, 3) == "foul at 3,3"
+    foul = [sys.executable, "-c",
+            "import sys\n"
+            "for line in sys.stdin:\n"
+            "    w = line.split()[0].upper() if line.split() else ''\n"
+            "    if w == 'START': print('OK', flush=True)\n"
+            "    elif w in ('TURN', 'DONE', 'BEGIN'): print('3,3', flush=True)\n"
+            "    elif w == 'END': break\n"]
+    record = play_game(foul, GREEDY, turn_ms=200, first_move_grace_ms=5000)
+    assert record.winner == 2 and record.reason == "black foul at 3,3"
+
+
+# --- command line ---------------------------------------------------------------------------
+def _cli_engine(command: list[str]) -> str:
+    return " ".join(f'"{part}"' for part in command)
+
+
+def test_cli_round_robin_with_options_and_standings(tmp_path):
+    log = tmp_path / "r1.log"
+    args = ["match", "--engine", f"r1={_cli_engine(random_brain('--log', str(log)))}",
+            "--engine", f"r2={_cli_engine(random_brain('--seed', '5'))}",
+            "--engine", f"greedy={_cli_engine(GREEDY)}",
+            "--info", "r1:max_node=1234", "--info", "strength=40",
+            "--games", "2", "--turn-ms", "0", "--time-match", "3000", "--increment", "50",
+            "--max-moves", "30", "--concurrency", "2", "--seed", "3",
+            "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("Score of ") == 3 and "Standings:" in result.output
+    assert "Forfeits: 0" in result.output
+    lines = log.read_text().splitlines()
+    assert lines.count("INFO max_node 1234") == 4 and lines.count("INFO strength 40") == 4
+    assert "INFO timeout_turn 3000" in lines  # no turn limit: the game time is the turn limit
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["settings"]["engines"][0]["info"] == {"max_node": "1234", "strength": "40"}
+    assert len(summary["games"]) == 6
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--engine", "a=x"], "at least two"),
+    (["--engine", "a=x", "--engine", "a=y"], "two engines named"),
+    (["--engine", "a=x", "--engine", "b=y", "--info", "c:k=v"], "no engine named"),
+    (["--engine", "a=x", "--engine", "b=y", "--info", "a:novalue"], "KEY=VALUE"),
+    (["--engine", "a=x", "--engine", "b=y", "--turn-ms", "0"], "time per move or per game"),
+])
+def test_cli_rejects_bad_engine_options(args, message):
+    result = CliRunner().invoke(main, ["match", *args])
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+# --- strength levels ------------------------------------------------------------------------
+def test_level_presets_grow_and_level_10_is_unlimited():
+    assert LEVELS[10].depth is None and LEVELS[10].nodes is None
+    depths = [LEVELS[n].depth for n in range(1, 10)]
+    assert depths == sorted(depths) and all(d is not None for d in depths)
+    assert (level_for_strength(0), level_for_strength(50), level_for_strength(100)) == (1, 6, 10)
+    assert level_for_strength(-5) == 1 and level_for_strength(250) == 10
+    assert combine(None, 5) == 5 and combine(3, 5) == 3 and combine(None, None) is None
+
+
+@pytest.mark.parametrize("command, depth", [
+    (ENGINE + ["--level", "2"], 2),
+    (ENGINE + ["serve", "--level", "3"], 3),
+    (ENGINE + ["serve"], 4),  # with INFO strength 30 -> level 4 (depth 4)
+])
+def test_levels_cap_the_search_depth(command, depth):
+    from gomoku_engine.client import EngineProcess
+
+    engine = EngineProcess(command)
+    try:
+        engine.send("START 15", "INFO timeout_turn 30000", "INFO strength 30"
+                    if command[-1] == "serve" else "INFO show_detail 0")
+        assert engine.read_reply(120) == "OK"
+        engine.send("BOARD", "7,7,2", "8,8,1", "8,7,2", "DONE")
+        messages = []
+        while True:
+            line = engine.read_line(120)
+            if not line.startswith("MESSAGE"):
+                break
+            messages.append(line)
+        assert f"MESSAGE depth {depth}-" in messages[-1], messages
+    finally:
+        engine.close()
