@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from gomoku_engine.board import Board
 from gomoku_engine.cli import main
 from gomoku_engine.game import foul_reason, play_game
-from gomoku_engine.levels import LEVELS, combine, level_for_strength
+from gomoku_engine.levels import LEVELS, blunder_move, combine, level_for_strength
 from gomoku_engine.match import (Clock, EngineSpec, _plan, run_round_robin, save_tournament,
                                  standings)
 from gomoku_engine.records import read_psq, read_sgf
@@ -199,6 +199,17 @@ def test_level_presets_grow_and_level_10_is_unlimited():
     assert (level_for_strength(0), level_for_strength(50), level_for_strength(100)) == (1, 6, 10)
     assert level_for_strength(-5) == 1 and level_for_strength(250) == 10
     assert combine(None, 5) == 5 and combine(3, 5) == 3 and combine(None, None) is None
+
+
+def test_blunders_are_random_empty_neighbours():
+    import random
+
+    stones = [(0, 0), (1, 0)]
+    empty = lambda x, y: (x, y) not in stones  # noqa: E731
+    rng = random.Random(1)
+    moves = {blunder_move(stones, empty, rng, 15, 15) for _ in range(200)}
+    assert moves == {(2, 0), (0, 1), (1, 1), (2, 1)}
+    assert blunder_move([(0, 0)], lambda x, y: False, rng, 15, 15) is None
 
 
 @pytest.mark.parametrize("command, depth", [

@@ -3,8 +3,10 @@
 A level caps the iterative deepening (``Limits.depth``) and the node count
 (``Limits.nodes``), so a level plays the same moves on a busy machine as on an idle one,
 and two levels' relative strength does not depend on the load.  Level 10 is full
-strength: no cap, only the manager's time control.  The manager's time limits still
-apply to every level (a level never thinks longer than the time it is given).
+strength: no cap, only the manager's time control.  The manager's time limits still apply
+to every level (a level never thinks longer than the time it is given).  Depth 2 plays no
+better than depth 1 (measured: 19-20-1), so level 1 is depth 1 that also blunders now and
+then (a random point next to a stone, seeded per game).
 
 Chosen from measured matches (README, "Strength levels"): each level scores more than
 50% against the level below it.  ``INFO strength 0..100`` (Rapfi's key,
@@ -13,6 +15,7 @@ Chosen from measured matches (README, "Strength levels"): each level scores more
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 MIN_LEVEL = 1
@@ -23,11 +26,14 @@ MAX_LEVEL = 10
 class Level:
     depth: int | None  #: deepest iteration (None: no cap)
     nodes: int | None  #: node budget per move (None: no cap)
+    #: chance of replacing the searched move by a random point next to a stone (unless
+    #: the search saw a forced win or loss); seeded per game, so still reproducible
+    blunder: float = 0.0
 
 
 #: The presets; level 10 has no cap.
 LEVELS: dict[int, Level] = {
-    1: Level(depth=1, nodes=None),
+    1: Level(depth=1, nodes=None, blunder=0.25),
     2: Level(depth=2, nodes=None),
     3: Level(depth=3, nodes=None),
     4: Level(depth=4, nodes=None),
@@ -53,3 +59,14 @@ def combine(limit: int | None, cap: int | None) -> int | None:
     if cap is None:
         return limit
     return min(limit, cap)
+
+
+def blunder_move(stones: list[tuple[int, int]], is_empty, rng: random.Random,
+                 width: int, height: int) -> tuple[int, int] | None:
+    """A random empty point next to a stone (8 neighbours), or None if there is none.
+
+    :param is_empty: ``is_empty(x, y)`` for a point on the board.
+    """
+    near = sorted({(x + dx, y + dy) for x, y in stones for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                   if 0 <= x + dx < width and 0 <= y + dy < height and is_empty(x + dx, y + dy)})
+    return rng.choice(near) if near else None

@@ -18,6 +18,7 @@ once a game exists.  Only :class:`gomoku_engine.engine.Engine`'s public API is u
 from __future__ import annotations
 
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -25,10 +26,10 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from . import __version__
-from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule
+from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule, mate_in
 from .engine import Engine, Limits, SearchInfo, SearchResult, warmup
 from .errors import GomokuError
-from .levels import LEVELS, MAX_LEVEL, combine, level_for_strength
+from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
 from .timeman import UNLIMITED, TimeControl
 
@@ -110,6 +111,7 @@ class ProtocolLoop:
         self._queue: queue.Queue[_Line | None] = queue.Queue()
         self._factory = engine_factory or (lambda w, h: Engine(w, h))
         self._settings = _Settings(level=level)
+        self._rng = random.Random(0)  # a level's blunders; reseeded at every START
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
         self._busy = threading.Event()  # set while a command is being executed
@@ -262,6 +264,7 @@ class ProtocolLoop:
             return
         self._size = (width, height)
         self._me = None
+        self._rng.seed(0)
         if self._engine is not None and (self._engine.board.width,
                                          self._engine.board.height) == self._size:
             self._engine.new_game()
@@ -496,6 +499,11 @@ class ProtocolLoop:
         if self._stop_requested:
             engine.stop()  # YXSTOP came while this command waited: move at once
         result = engine.search(limits, on_iteration)
+        if level.blunder and mate_in(result.score) is None and self._rng.random() < level.blunder:
+            move = blunder_move(board.moves(), board.is_legal, self._rng, board.width,
+                                board.height)
+            if move is not None:
+                result.move, result.pv = move, [move]
         board.play(*result.move)
         if settings.time.left_ms != UNLIMITED:
             settings.time.left_ms -= int(result.time_ms)
