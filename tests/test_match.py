@@ -82,6 +82,21 @@ def test_round_robin_of_three_engines(tmp_path):
         assert len(points) == game["stones"]
 
 
+def test_a_crashing_engine_is_restarted_for_every_game():
+    crash = [sys.executable, "-c",
+             "import sys\n"
+             "for line in sys.stdin:\n"
+             "    if line.upper().startswith('START'): print('OK', flush=True)\n"
+             "    elif line.upper().startswith(('TURN', 'BEGIN', 'DONE')): sys.exit(3)\n"]
+    engines = [EngineSpec("random", tuple(RANDOM9)), EngineSpec("crash", tuple(crash))]
+    results = run_round_robin(engines, [[(7, 7)]], games=4,
+                              clock=Clock(turn_ms=200, startup_ms=5000))
+    result = results[(0, 1)]
+    assert result.score() == (4, 0, 0)
+    assert all("crashed" in r.reason for _, _, r in result.games)
+    assert result.forfeit_details()[0] == "game 1: crash white crashed"
+
+
 # --- time control ---------------------------------------------------------------------------
 def test_time_left_is_sent_and_the_increment_added(tmp_path):
     log = tmp_path / "white.log"
