@@ -184,7 +184,9 @@ def test_cli_round_robin_with_options_and_standings(tmp_path):
             "--out", str(tmp_path / "out")]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert result.output.count("Score of ") == 3 and "Standings:" in result.output
+    assert "Results by pair" in result.output and "Standings:" in result.output
+    for pair in ("r1 vs r2", "r1 vs greedy", "r2 vs greedy"):
+        assert f"  {pair} " in result.output
     assert "Forfeits: 0" in result.output
     lines = log.read_text().splitlines()
     assert lines.count("INFO max_node 1234") == 4 and lines.count("INFO strength 40") == 4

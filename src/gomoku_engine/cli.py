@@ -310,27 +310,34 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
                                   clock=clock, concurrency=concurrency, seed=seed,
                                   max_moves=max_moves, on_game=report, sprt=test)
     width = max(len(s.name) for s in specs)
+    pair_width = max(len(f"{r.first} vs {r.second}") for r in results.values())
+    click.echo("Results by pair (for the first engine of each pair):")
+    click.echo(f"  {'pair':{pair_width}s} {'games':>5} {'W':>4} {'L':>4} {'D':>4} "
+               f"{'score':>6} {'Elo':>7} {'95% interval':>17} {'LOS':>6}")
     for result in results.values():
         wins, losses, draws = result.score()
         total = wins + losses + draws
         if not total:
             continue
-        click.echo(f"Score of {result.first} vs {result.second}: {wins} - {losses} - {draws} "
-                   f"[{(wins + draws / 2) / total:.3f}] {total}")
         est = elo_estimate(wins, losses, draws)
-        click.echo(f"Elo difference: {est.elo:.1f} (95% interval {est.low:.1f} .. "
-                   f"{est.high:.1f}), LOS {100 * est.los:.1f}%")
-        if test is not None:
-            lower, upper = test.bounds
+        click.echo(f"  {result.first + ' vs ' + result.second:{pair_width}s} {total:5d} "
+                   f"{wins:4d} {losses:4d} {draws:4d} {100 * (wins + draws / 2) / total:5.1f}% "
+                   f"{est.elo + 0.0:+7.1f} {_interval(est.low, est.high):>17s} "
+                   f"{100 * est.los:5.1f}%")
+    if test is not None:
+        lower, upper = test.bounds
+        for result in results.values():
+            wins, losses, draws = result.score()
             verdict = {"H1": f"H1 accepted (elo >= {test.elo1:g})",
                        "H0": f"H0 accepted (elo <= {test.elo0:g})"}.get(result.sprt or "",
                                                                        "undecided")
-            click.echo(f"SPRT: LLR {test.llr(wins, losses, draws):.2f} "
-                       f"[{lower:.2f}, {upper:.2f}]: {verdict}")
+            click.echo(f"SPRT {result.first} vs {result.second}: LLR "
+                       f"{test.llr(wins, losses, draws):.2f} [{lower:.2f}, {upper:.2f}]: "
+                       f"{verdict}")
     if len(specs) > 2:
         click.echo("Standings:")
         click.echo(f"  {'#':>2} {'engine':{width}s} {'games':>5} {'W':>4} {'L':>4} {'D':>4} "
-                   f"{'points':>7} {'score':>6} {'Elo vs field':>22}")
+                   f"{'points':>7} {'score':>6} {'Elo vs field':>12}  95% interval")
         for rank, row in enumerate(standings(results), start=1):
             if not row.games:
                 continue
@@ -338,7 +345,7 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
             click.echo(f"  {rank:2d} {row.name:{width}s} {row.games:5d} {row.wins:4d} "
                        f"{row.losses:4d} {row.draws:4d} {row.points:7.1f} "
                        f"{100 * row.points / row.games:5.1f}% "
-                       f"{est.elo:7.1f} ({est.low:.0f}..{est.high:.0f})")
+                       f"{est.elo + 0.0:+7.1f} {_interval(est.low, est.high)}")
     if out:
         save_tournament(results, out, size, {
             "engines": [{"name": s.name, "command": list(s.command), "info": dict(s.info)}
@@ -360,6 +367,11 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
             click.echo(f"{spec.name}: {len(times)} moves, mean "
                        f"{1000 * sum(times) / len(times):.0f} ms, max "
                        f"{1000 * max(times):.0f} ms{late}")
+
+
+def _interval(low: float, high: float) -> str:
+    """``[-12.3, +45.6]``; with every game won or lost the ends are infinite."""
+    return f"[{low + 0.0:+.1f}, {high + 0.0:+.1f}]"
 
 
 def _engine_specs(engines: tuple[str, ...], infos: tuple[str, ...]) -> list:
