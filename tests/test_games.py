@@ -119,6 +119,7 @@ def test_broken_engines_forfeit(body, reason):
                        tolerance_ms=300, first_move_grace_ms=2000)
     assert record.winner == 1, record.reason
     assert record.reason.startswith("white " + reason.split("'")[0].strip()), record.reason
+    assert record.log and record.log[0].startswith("> ")  # what the culprit was sent
     if "'" in reason:
         assert reason in record.reason
 

@@ -23,6 +23,10 @@ from .errors import GomokuError
 from .notation import Point, format_pair
 
 
+#: Lines of the faulting engine's transcript kept with a forfeit.
+TRANSCRIPT_LINES = 12
+
+
 @dataclass
 class MoveRecord:
     point: Point
@@ -39,6 +43,8 @@ class GameRecord:
     moves: list[MoveRecord] = field(default_factory=list)
     winner: int = 0  #: 0 draw (or unfinished), 1 black, 2 white
     reason: str = ""  #: "five", "board full", "move limit", or the loser's fault
+    #: after a forfeit, the last lines exchanged with the loser (``> `` sent, ``< `` read)
+    log: list[str] = field(default_factory=list)
 
 
 def foul_reason(board: Board, x: int, y: int) -> str | None:
@@ -107,11 +113,11 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
             try:
                 engine.send(*lines)
             except OSError:
-                return _forfeit(record, colour, "crashed")
+                return _forfeit(record, colour, engines, "crashed")
         for colour, engine in engines.items():
             reply = _safe_reply(engine, first_move_grace_ms / 1000)
             if reply != "OK":
-                return _forfeit(record, colour, f"answered START with {reply!r}")
+                return _forfeit(record, colour, engines, f"answered START with {reply!r}")
         while True:
             colour = board.to_move
             engine = engines[colour]
@@ -129,7 +135,7 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
                 else:
                     engine.send(f"TURN {format_pair(board.moves()[-1])}")
             except OSError:  # a broken pipe: the engine is gone
-                return _forfeit(record, colour, "crashed")
+                return _forfeit(record, colour, engines, "crashed")
             limit = (allowed + tolerance_ms + (first_move_grace_ms if first else 0)) / 1000
             began = time.perf_counter()
             try:
@@ -139,19 +145,19 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
                     why = f"out of match time ({int(left[colour])} ms left)"
                 else:
                     why = f"no move in time (turn limit {turn_ms} ms)"
-                return _forfeit(record, colour, why)
+                return _forfeit(record, colour, engines, why)
             except EOFError:
-                return _forfeit(record, colour, "crashed")
+                return _forfeit(record, colour, engines, "crashed")
             seconds = time.perf_counter() - began
             try:
                 x, y = (int(v) for v in line.split(","))
                 if board.is_legal(x, y):
                     foul = foul_reason(board, x, y)
                     if foul is not None:
-                        return _forfeit(record, colour, foul)
+                        return _forfeit(record, colour, engines, foul)
                 board.play(x, y)
             except (ValueError, GomokuError):
-                return _forfeit(record, colour, f"illegal reply {line!r}")
+                return _forfeit(record, colour, engines, f"illegal reply {line!r}")
             if match_ms > 0:
                 charged = seconds * 1000
                 if first:  # start-up is not charged: at most what the move was allowed
@@ -183,7 +189,9 @@ def _safe_reply(engine: EngineProcess, timeout: float) -> str:
         return f"<{exc}>"
 
 
-def _forfeit(record: GameRecord, loser: int, why: str) -> GameRecord:
+def _forfeit(record: GameRecord, loser: int, engines: dict[int, EngineProcess],
+             why: str) -> GameRecord:
     record.winner = 3 - loser
+    record.log = engines[loser].transcript[-TRANSCRIPT_LINES:]
     record.reason = f"{'black' if loser == BLACK else 'white'} {why}"
     return record

@@ -6,7 +6,7 @@ and two levels' relative strength does not depend on the load.  Level 10 is full
 strength: no cap, only the manager's time control.  The manager's time limits still apply
 to every level (a level never thinks longer than the time it is given).  Depth 2 plays no
 better than depth 1 (measured: 19-20-1), so level 1 is depth 1 that also blunders now and
-then (a random point next to a stone, seeded per game).
+then (half of its moves: a random point next to a stone, seeded per game).
 
 Chosen from measured matches (README, "Strength levels"): each level scores more than
 50% against the level below it.  ``INFO strength 0..100`` (Rapfi's key,
@@ -33,7 +33,7 @@ class Level:
 
 #: The presets; level 10 has no cap.
 LEVELS: dict[int, Level] = {
-    1: Level(depth=1, nodes=None, blunder=0.25),
+    1: Level(depth=1, nodes=None, blunder=0.5),
     2: Level(depth=2, nodes=None),
     3: Level(depth=3, nodes=None),
     4: Level(depth=4, nodes=None),

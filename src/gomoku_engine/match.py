@@ -259,8 +259,11 @@ def _write_games(result: MatchResult, path: Path, size: int) -> list[dict]:
         stem.with_suffix(".psq").write_text(write_psq(moves, size))
         stem.with_suffix(".sgf").write_text(
             write_sgf([(x, y) for x, y, _ in moves], size, black, white, outcome))
-        games.append({"game": index + 1, "black": black, "white": white, "result": outcome,
-                      "reason": record.reason, "stones": len(moves)})
+        game = {"game": index + 1, "black": black, "white": white, "result": outcome,
+                "reason": record.reason, "stones": len(moves)}
+        if record.log:
+            game["transcript"] = record.log  # the faulting engine's last lines
+        games.append(game)
     return games
 
 
