@@ -229,18 +229,20 @@ def test_blunders_are_random_empty_neighbours():
     assert blunder_move([(0, 0)], lambda x, y: False, rng, 15, 15) is None
 
 
-@pytest.mark.parametrize("command, depth", [
-    (ENGINE + ["--level", "2"], 2),
-    (ENGINE + ["serve", "--level", "3"], 3),
-    (ENGINE + ["serve"], 4),  # with INFO strength 30 -> level 4 (depth 4)
+@pytest.mark.parametrize("command, info, depth", [
+    (ENGINE + ["--level", "2"], [], 2),
+    (ENGINE + ["serve", "--level", "3"], [], 3),
+    (ENGINE + ["serve"], ["INFO strength 30"], 4),  # strength 30 -> level 4 (depth 4)
+    (ENGINE + ["serve"], ["INFO max_depth 3"], 3),  # Yixin-Board's key
+    (ENGINE + ["--level", "3"], ["INFO max_depth 5"], 3),  # the tighter cap wins
+    (ENGINE + ["serve"], ["INFO max_node 600"], None),
 ])
-def test_levels_cap_the_search_depth(command, depth):
+def test_levels_and_info_caps_limit_the_search(command, info, depth):
     from gomoku_engine.client import EngineProcess
 
     engine = EngineProcess(command)
     try:
-        engine.send("START 15", "INFO timeout_turn 30000", "INFO strength 30"
-                    if command[-1] == "serve" else "INFO show_detail 0")
+        engine.send("START 15", "INFO timeout_turn 30000", *info)
         assert engine.read_reply(120) == "OK"
         engine.send("BOARD", "7,7,2", "8,8,1", "8,7,2", "DONE")
         messages = []
@@ -249,6 +251,11 @@ def test_levels_cap_the_search_depth(command, depth):
             if not line.startswith("MESSAGE"):
                 break
             messages.append(line)
-        assert f"MESSAGE depth {depth}-" in messages[-1], messages
+        summary = messages[-1].split()
+        if depth is not None:
+            assert summary[1] == "depth" and summary[2].startswith(f"{depth}-"), messages
+        else:  # the node budget: checked every 256 nodes, an unfinished iteration dropped
+            assert int(summary[summary.index("n") + 1]) <= 600, messages
+            assert int(summary[2].split("-")[0]) >= 2, messages
     finally:
         engine.close()
