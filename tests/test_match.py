@@ -97,6 +97,12 @@ def test_a_crashing_engine_is_restarted_for_every_game():
     assert result.forfeit_details()[0] == "game 1: crash white crashed"
 
 
+def test_an_engine_that_cannot_start_loses():
+    record = play_game(RANDOM9, ["/nonexistent/pbrain-nothing"], turn_ms=200)
+    assert record.winner == 1 and record.reason.startswith("white could not start"), \
+        record.reason
+
+
 # --- time control ---------------------------------------------------------------------------
 def test_time_left_is_sent_and_the_increment_added(tmp_path):
     log = tmp_path / "white.log"

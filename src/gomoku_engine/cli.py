@@ -370,7 +370,10 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
 
 
 def _interval(low: float, high: float) -> str:
-    """``[-12.3, +45.6]``; with every game won or lost the ends are infinite."""
+    """``[-12.3, +45.6]``; ``n/a`` when every game was won (or every one lost): the normal
+    approximation has no spread then."""
+    if low == high and abs(low) == float("inf"):
+        return "n/a"
     return f"[{low + 0.0:+.1f}, {high + 0.0:+.1f}]"
 
 

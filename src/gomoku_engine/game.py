@@ -96,7 +96,16 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
     for x, y in opening:
         board.play(x, y)
     record = GameRecord(list(opening))
-    engines = {BLACK: EngineProcess(black), WHITE: EngineProcess(white)}
+    engines: dict[int, EngineProcess] = {}
+    for colour, command in ((BLACK, black), (WHITE, white)):
+        try:
+            engines[colour] = EngineProcess(command)
+        except OSError as exc:  # no such program, not executable, ...
+            for engine in engines.values():
+                engine.close()
+            record.winner = 3 - colour
+            record.reason = f"{'black' if colour == BLACK else 'white'} could not start: {exc}"
+            return record
     extra = {BLACK: list(black_info), WHITE: list(white_info)}
     started = {BLACK: False, WHITE: False}
     left = {BLACK: float(match_ms), WHITE: float(match_ms)}  # ms on each clock
