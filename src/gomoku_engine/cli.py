@@ -18,6 +18,7 @@ from .constants import Rule
 
 if TYPE_CHECKING:
     from .engine import Engine
+    from .match import EngineSpec
     from .stats import Sprt
 from .notation import format_pair, format_point, format_score, parse_moves
 
@@ -377,9 +378,9 @@ def _interval(low: float, high: float) -> str:
     return f"[{low + 0.0:+.1f}, {high + 0.0:+.1f}]"
 
 
-def _engine_specs(engines: tuple[str, ...], infos: tuple[str, ...]) -> list:
+def _engine_specs(engines: tuple[str, ...], infos: tuple[str, ...]) -> list[EngineSpec]:
     """``NAME=COMMAND`` and ``[NAME:]KEY=VALUE`` options as :class:`EngineSpec` objects."""
-    from .match import EngineSpec, split_command
+    from .match import EngineSpec, split_command  # noqa: F811 (the runtime import)
 
     named: dict[str, list[str]] = {}
     for spec in engines:
