@@ -373,9 +373,12 @@ class Engine:
         ss.counters[ROOT_FILTER] = 0
         n = generate_moves(board.position, board.tables, ss, 0, -1, 1)
         cell = int(ss.move_buf[0, 0]) if n else -1
-        if cell < 0 or board.position.cells[cell] != EMPTY:
-            cell = next(int(c) for c in board.geometry.points if board.position.cells[c] == EMPTY)
-        move = board.geometry.xy(cell)
+        move = board.geometry.xy(cell) if cell >= 0 else (-1, -1)
+        if cell < 0 or not board.is_legal(*move):
+            empty = [board.geometry.xy(int(c)) for c in board.geometry.points
+                     if board.position.cells[c] == EMPTY]
+            # a renju foul only if black has no other point at all
+            move = next((p for p in empty if board.is_legal(*p)), empty[0])
         return SearchResult(move, 0, 0, 0, int(ss.counters[NODES]), _ms_since(start), [move])
 
 
