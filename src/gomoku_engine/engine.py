@@ -31,7 +31,9 @@ from .threats import ThreatState, clear_threat_state, new_threat_state
 
 # Root threat-space search (:mod:`gomoku_engine.threats`): fours and node budgets, and the
 # share of the soft time limit the VCT may use.
-ROOT_VCF_DEPTH = 30
+#: most fours of a VCF, at the root and in ``solve``: as many as the solver's line holds
+#: (renju puzzles have VCFs of over 70 fours; time and node budgets bound the work)
+ROOT_VCF_DEPTH = (threats.MAX_LINE - 2) // 2
 ROOT_VCF_NODES = 200_000
 REFUTE_VCF_NODES = 5_000
 ROOT_VCT_DEPTH = 12
@@ -281,7 +283,8 @@ class Engine:
 
         :param kind: ``"vcf"`` (fours only) or ``"vct"`` (threes and fours).
         :param time_ms: time budget in ms (``None``: none).
-        :param depth: most threats before the five (default 30 for VCF, 12 for VCT).
+        :param depth: most threats before the five (default ``ROOT_VCF_DEPTH`` for VCF,
+            ``ROOT_VCT_DEPTH`` for VCT).
         :param nodes: node budget.
         :raises ValueError: for an unknown ``kind``.
         """

@@ -45,7 +45,7 @@ ABORTED = 2
 LINE_LEN = 3
 DEADLINE = 4  # kernel clock (ns) at which to give up; 0: none
 
-MAX_LINE = MAX_PLY
+MAX_LINE = 2 * MAX_PLY  # plies of a winning line (renju VCFs run past 140 plies)
 VCF_TT_BITS = 18
 
 
