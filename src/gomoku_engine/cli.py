@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from .stats import Sprt
 from .notation import format_pair, format_point, format_score, parse_moves
 
-RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}
+#: ``--rule`` names (the Gomocup's), with caro as Gomocup runs it (rule 8, overlines
+#: count) and caro5 for Piskvork's "standard caro" (rule 9, exactly five).
+RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
+         "caro": Rule.CARO, "caro5": Rule.CARO_STANDARD}
 
 
 def serve() -> None:

@@ -4,8 +4,8 @@ The referee owns the true board (:class:`gomoku_engine.board.Board`, so wins are
 the engine's own rules code), sends each engine ``START``, the ``INFO`` time settings and
 the first position as ``BOARD``, then ``TURN`` with the opponent's last move, and records
 for every move the point and the time the engine took (from sending the command to reading
-the move).  An engine loses by an illegal or unparseable reply, by silence past the turn
-limit plus ``tolerance_ms``, or by crashing.
+the move).  An engine loses by an illegal or unparseable reply, a renju foul, by silence
+past the turn limit plus ``tolerance_ms``, or by crashing.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from .client import EngineProcess, EngineTimeout
 from .constants import BLACK, WHITE, Rule
 from .errors import GomokuError
 from .notation import Point, format_pair
+from .rules import FOUL_NAMES
 
 
 @dataclass
@@ -94,9 +95,13 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
             seconds = time.perf_counter() - began
             try:
                 x, y = (int(v) for v in line.split(","))
+                foul = board.foul(x, y) if colour == BLACK else 0
                 board.play(x, y)
             except (ValueError, GomokuError):
                 return _forfeit(record, colour, f"illegal reply {line!r}")
+            if foul:  # renju: black loses by a foul (the stone stays for the record)
+                record.moves.append(MoveRecord((x, y), colour, time.perf_counter() - began))
+                return _forfeit(record, colour, f"played a foul ({FOUL_NAMES[foul]} at {x},{y})")
             move = MoveRecord((x, y), colour, seconds)
             record.moves.append(move)
             if on_move is not None:
