@@ -27,8 +27,15 @@ RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.R
          "caro": Rule.CARO, "caro5": Rule.CARO_STANDARD}
 
 
-def serve() -> None:
-    """Run the protocol loop on this process's stdin/stdout, then exit at once."""
+ALGORITHM_CHOICE = click.Choice(["alphabeta", "ga"])
+ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang (2014)."
+
+
+def serve(algorithm: str = "alphabeta", seed: int = 0, max_depth: int | None = None) -> None:
+    """Run the protocol loop on this process's stdin/stdout, then exit at once.
+
+    ``algorithm``, ``seed`` and ``max_depth`` are the settings until INFO changes them.
+    """
     warnings.simplefilter("ignore")
     # Managers read our stderr as protocol lines (protocol notes 1.5): silence it for good.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -36,7 +43,8 @@ def serve() -> None:
     sys.stderr = open(os.devnull, "w")
     from .protocol import ProtocolLoop
 
-    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer).run()
+    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer, algorithm=algorithm, seed=seed,
+                 max_depth=max_depth).run()
     try:
         sys.stdout.flush()
     finally:
@@ -58,6 +66,18 @@ def main(ctx: click.Context) -> None:
     """
     if ctx.invoked_subcommand is None:
         serve()
+
+
+@main.command("serve")
+@click.option("--algorithm", type=ALGORITHM_CHOICE, default="alphabeta", show_default=True,
+              help=ALGORITHM_HELP + " INFO algorithm overrides it.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of the genetic algorithm (INFO seed overrides it).")
+@click.option("--max-depth", type=click.IntRange(1, 100), default=None,
+              help="Depth limit of alpha-beta, as INFO max_depth (which overrides it).")
+def serve_command(algorithm: str, seed: int, max_depth: int | None) -> None:
+    """Serve the protocol on stdin/stdout with these initial settings."""
+    serve(algorithm, seed, max_depth)
 
 
 @main.command()
@@ -97,15 +117,22 @@ def bench(depth: int | None) -> None:
 @click.option("--depth", type=click.IntRange(1, 100), default=None, help="Maximum depth.")
 @click.option("--threats/--no-threats", default=False, show_default=True,
               help="Threat-space search (VCF) at the root and the horizon.")
+@click.option("--algorithm", type=ALGORITHM_CHOICE, default="alphabeta", show_default=True,
+              help=ALGORITHM_HELP)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of the genetic algorithm.")
 def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None,
-            threats: bool) -> None:
+            threats: bool, algorithm: str, seed: int) -> None:
     """Analyse POSITION (moves like h8i9j10, or x,y pairs; black first).
 
-    Prints one line per completed iteration, then the best move.
+    Prints one line per completed iteration (for the genetic algorithm: one line for the
+    fittest sequence), then the best move.
     """
     from .engine import Limits, SearchInfo
 
     engine = _engine_at(position, size, rule)
+    engine.set_algorithm(algorithm)
+    engine.seed = seed
 
     def show(info: SearchInfo) -> None:
         pv = " ".join(format_point(p) for p in info.pv)
@@ -116,6 +143,10 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
     result = engine.search(limits, show)
     click.echo(f"bestmove {format_pair(result.move)} ({format_point(result.move)}) "
                f"score {format_score(result.score)} depth {result.depth}")
+    if algorithm == "ga" and engine.last_ga:
+        ga = engine.last_ga
+        click.echo(f"genetic algorithm: {ga['generations']} generations, "
+                   f"{ga['evaluations']} evaluations, move chosen by {ga['kind']}")
 
 
 @main.command()
@@ -171,12 +202,24 @@ def _engine_at(position: str, size: int, rule: str) -> Engine:
               help="INFO timeout_turn sent to both engines.")
 @click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
 @click.option("--opening", default="", help="Opening stones, e.g. h8i9j7.")
-def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
+@click.option("--algorithm", type=ALGORITHM_CHOICE, default="alphabeta", show_default=True,
+              help="Black's search. " + ALGORITHM_HELP)
+@click.option("--white-algorithm", type=ALGORITHM_CHOICE, default=None,
+              help="White's search [default: as --algorithm].")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of the genetic algorithm.")
+def demo(size: int, turn_ms: int, rule: str, opening: str, algorithm: str,
+         white_algorithm: str | None, seed: int) -> None:
     """Play a game between two engine processes through the protocol, drawing the board."""
     from .board import Board
     from .game import MoveRecord, play_game
 
-    command = [sys.executable, "-m", "gomoku_engine"]
+    def command_for(name: str) -> list[str]:
+        return [sys.executable, "-m", "gomoku_engine", "serve", "--algorithm", name,
+                "--seed", str(seed)]
+
+    black_command = command_for(algorithm)
+    white_command = command_for(white_algorithm or algorithm)
     interactive = sys.stdout.isatty()
 
     def draw(board: Board, move: MoveRecord) -> None:
@@ -188,8 +231,8 @@ def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
                    f"({format_pair(move.point)}) in {move.seconds * 1000:5.0f} ms")
 
     began = time.perf_counter()
-    record = play_game(command, command, size=size, rule=RULES[rule], turn_ms=turn_ms,
-                       opening=parse_moves(opening), on_move=draw)
+    record = play_game(black_command, white_command, size=size, rule=RULES[rule],
+                       turn_ms=turn_ms, opening=parse_moves(opening), on_move=draw)
     final = Board(size, rule=RULES[rule])
     for x, y in record.opening + [m.point for m in record.moves]:
         final.play(x, y)

@@ -26,7 +26,9 @@ from typing import BinaryIO
 
 from . import __version__
 from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule
-from .engine import Engine, Limits, SearchInfo, SearchResult, warmup
+from .engine import (
+    ALGORITHMS, DEFAULT_ALGORITHM, Engine, Limits, SearchInfo, SearchResult, warmup,
+)
 from .errors import GomokuError
 from .notation import Point, format_pair, format_point, format_score, parse_pair
 from .swap2 import OpeningChoice, answer_five, answer_three, propose_opening
@@ -66,6 +68,10 @@ class _Settings:
     max_depth: int | None = None
     max_nodes: int | None = None
     show_detail: int = 0
+    #: ``INFO algorithm``: a name of :data:`gomoku_engine.engine.ALGORITHMS`
+    algorithm: str = DEFAULT_ALGORITHM
+    #: ``INFO seed``: seed of the genetic algorithm's random numbers
+    seed: int = 0
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
     #: reading while it sends INFO, protocol notes section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
@@ -99,16 +105,23 @@ class ProtocolLoop:
     :param stdout: binary output stream (our replies).
     :param engine_factory: builds an :class:`Engine` for ``(width, height)``; tests may
         pass a factory with a small hash table.
+    :param algorithm: search algorithm until ``INFO algorithm`` changes it.
+    :param seed: random seed until ``INFO seed`` changes it.
+    :param max_depth: depth limit until ``INFO max_depth`` changes it (``None``: none).
+    :raises ValueError: for an unknown ``algorithm``.
     """
 
     def __init__(self, stdin: BinaryIO, stdout: BinaryIO,
                  engine_factory: Callable[[int, int], Engine] | None = None,
-                 warm_up: bool = True) -> None:
+                 warm_up: bool = True, algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
+                 max_depth: int | None = None) -> None:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}")
         self._stdin = stdin
         self.out = Output(stdout)
         self._queue: queue.Queue[_Line | None] = queue.Queue()
         self._factory = engine_factory or (lambda w, h: Engine(w, h))
-        self._settings = _Settings()
+        self._settings = _Settings(algorithm=algorithm, seed=seed, max_depth=max_depth)
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
         self._busy = threading.Event()  # set while a command is being executed
@@ -246,6 +259,8 @@ class ProtocolLoop:
         if engine is None:
             return
         engine.set_rule(Rule(self._settings.rule_code))
+        engine.set_algorithm(self._settings.algorithm)
+        engine.seed = self._settings.seed
         memory = self._settings.max_memory
         if memory > 0:
             # Reserve ~200 MiB for Python, numba and tables (protocol notes 5.5).
@@ -302,7 +317,10 @@ class ProtocolLoop:
         key = key.lower()
         settings = self._settings
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
-                 "max_depth", "max_node", "show_detail"}
+                 "max_depth", "max_node", "show_detail", "seed"}
+        if key == "algorithm":
+            self._set_algorithm(value)
+            return
         if key not in known:
             return  # game_type, folder, evaluate and every extension key: ignored silently
         try:
@@ -329,6 +347,21 @@ class ProtocolLoop:
             settings.max_nodes = number if number > 0 else None
         elif key == "show_detail":
             settings.show_detail = number
+        elif key == "seed":
+            settings.seed = number
+            self._apply_settings()
+
+    def _set_algorithm(self, name: str) -> None:
+        """``INFO algorithm alphabeta|ga``; an unknown name is reported and changes nothing."""
+        pending = self._settings.pending_lines
+        pending.pop("algorithm", None)
+        name = name.lower()
+        if name not in ALGORITHMS:
+            pending["algorithm"] = (f"MESSAGE ignored INFO algorithm {name!r}: expected "
+                                    + " or ".join(ALGORITHMS))
+            return
+        self._settings.algorithm = name
+        self._apply_settings()
 
     def _set_rule(self, code: int) -> None:
         rule, swap1, problem = rule_from_info(code)
