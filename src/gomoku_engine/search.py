@@ -219,10 +219,9 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     k1 = ss.killers[ply, 1]
     n = 0
     for cell in tab.points:
-        if pos.cells[cell] != EMPTY or pos.near[cell] == 0:
+        if (pos.cells[cell] != EMPTY or pos.near[cell] == 0
+                or (us == 0 and pos.foul[cell] != 0)):  # renju: black may not play a foul
             continue
-        if us == 0 and pos.foul[cell] != 0:
-            continue  # renju: black may not play a foul
         if restricted and pos.threat[us, cell] < T_FOUR and not defends(pos, them, cell):
             continue
         if ply == 0 and ss.counters[ROOT_FILTER] != 0 and ss.root_allowed[cell] == 0:
