@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gomoku_engine.board import Board
+from gomoku_engine.constants import Rule
 from gomoku_engine.game import play_game
 from gomoku_engine.match import load_openings, run_match, save_match
 from gomoku_engine.records import read_psq, read_sgf
@@ -131,3 +132,13 @@ def test_match_stops_when_the_sprt_is_decided():
     assert result.sprt == "H1"
     assert 0 < len(result.games) < 30
     assert result.score() == (len(result.games), 0, 0)
+
+
+def test_a_renju_foul_forfeits():
+    # g9 (6,8) is a double three for black after h8h9i7i9h10i6i11i12 (protocol notes 7.3)
+    opening = [(7, 7), (7, 8), (8, 6), (8, 8), (7, 9), (8, 5), (8, 10), (8, 11)]
+    record = play_game(_script_engine("print('6,8', flush=True)"), GREEDY, size=15,
+                       rule=Rule.RENJU, turn_ms=100, opening=opening, tolerance_ms=300,
+                       first_move_grace_ms=2000)
+    assert record.winner == 2
+    assert record.reason == "black played a foul (double three at 6,8)"

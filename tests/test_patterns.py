@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from gomoku_engine.constants import (
-    DEAD, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO, Rule,
+    DEAD, DOUBLE_FOUR, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO,
+    Rule,
 )
 from gomoku_engine.patterns import N_KEYS, classify_line, line_table, line_to_key
 
@@ -37,6 +38,19 @@ def line(text: str) -> list[int]:
     ("#oooo*o____", Rule.FREESTYLE, DEAD),
     ("____o*___o_", Rule.FREESTYLE, DEAD),       # only four free cells
     ("###_x*x_o__", Rule.FREESTYLE, THREE),
+    ("o_xxx*_____", Rule.RENJU, OPEN_FOUR),      # a straight four
+    ("__x_x*x_x__", Rule.RENJU, DOUBLE_FOUR),    # x_xxx_x: two fours in one line, a foul
+    ("__x_x*x_x__", Rule.FREESTYLE, OPEN_FOUR),  # ... and simply two five points elsewhere
+    ("_xx_x*_xx__", Rule.RENJU, DOUBLE_FOUR),    # xx_xx_xx
+    ("xxxxx*_____", Rule.RENJU, OVERLINE),
+    ("oxxxx*o____", Rule.CARO, DEAD),            # a five blocked at both ends
+    ("oxxxx*o____", Rule.FREESTYLE, FIVE),
+    ("#xxxx*o____", Rule.CARO, FIVE),            # the edge is no block
+    ("xxxxx*o____", Rule.CARO, FIVE),            # an overline wins under caro (rule 8)
+    ("xxxxx*_____", Rule.CARO_STANDARD, OVERLINE),
+    ("_oxxx*_o___", Rule.CARO, DEAD),            # its only five, oxxxxxo, is blocked
+    ("_oxxx*_o___", Rule.FREESTYLE, FOUR),
+    ("_oxxx*__o__", Rule.CARO, FOUR),
 ])
 def test_reference_classifier_on_named_shapes(text, rule, expected):
     assert classify_line(line(text), rule) == expected
@@ -54,7 +68,7 @@ def test_table_equals_reference_on_random_lines(rule):
         assert table[1, key] == classify_line(cells, rule, 2), cells
 
 
-@pytest.mark.parametrize("rule", list(Rule))
+@pytest.mark.parametrize("rule", [r for r in Rule if r != Rule.RENJU])
 def test_table_is_colour_symmetric(rule):
     table = line_table(rule)
     keys = np.arange(N_KEYS, dtype=np.int64)
@@ -70,3 +84,12 @@ def test_exactly_five_only_changes_overlines():
     # other differences are the shapes that can only grow into overlines.
     assert (std[0][differ & (free[0] == FIVE)] == OVERLINE).all()
     assert not (std[0] == OVERLINE)[free[0] != FIVE].any()
+
+
+def test_renju_tables_are_standard_for_black_and_freestyle_for_white():
+    renju, std, free = line_table(Rule.RENJU), line_table(Rule.STANDARD), line_table(Rule.FREESTYLE)
+    assert np.array_equal(renju[1], free[1])
+    differ = renju[0] != std[0]
+    assert (renju[0] == DOUBLE_FOUR).any()
+    # only double fours in one line, and the shapes that could only grow into them, differ
+    assert set(np.unique(std[0][differ])) <= {OPEN_FOUR, OPEN_THREE, THREE, OPEN_TWO, TWO, ONE}

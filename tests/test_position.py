@@ -7,13 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, EMPTY, N_THREATS, WHITE, Rule
+from gomoku_engine.constants import BLACK, EMPTY, N_THREATS, T_NONE, WHITE, Rule
 from gomoku_engine.evaluation import (
     combination_tables, reference_evaluation, reference_point_patterns,
 )
 from gomoku_engine.position import evaluate
+from gomoku_engine.rules import foul_type
 
-_THREAT, _VALUE = combination_tables()
+_THREAT, _VALUE, _FOUL = combination_tables()
 
 
 def reference_zobrist(board: Board) -> int:
@@ -25,8 +26,8 @@ def reference_zobrist(board: Board) -> int:
 
 
 def reference_five(board: Board, colour: int) -> bool:
-    """Slow scan: is there a winning line of ``colour`` anywhere?"""
-    exact = board.rule == Rule.STANDARD
+    """Slow scan: is there a winning line of ``colour`` anywhere (protocol notes 4.2)?"""
+    exact = board.rule.exact_five(colour)
     for y in range(board.height):
         for x in range(board.width):
             for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)):
@@ -37,7 +38,10 @@ def reference_five(board: Board, colour: int) -> bool:
                 while board.geometry.on_board(x + n * dx, y + n * dy) and \
                         board.at(x + n * dx, y + n * dy) == colour:
                     n += 1
-                if n == 5 or (n > 5 and not exact):
+                ends = [(x - dx, y - dy), (x + n * dx, y + n * dy)]
+                blocked = all(board.geometry.on_board(*e) and board.at(*e) == 3 - colour
+                              for e in ends)
+                if (n == 5 or (n > 5 and not exact)) and not (board.rule.caro and blocked):
                     return True
     return False
 
@@ -56,8 +60,14 @@ def check_against_reference(board: Board) -> None:
             patterns = reference_point_patterns(g, pos.cells, board.rule, int(cell), colour)
             assert list(pos.patterns[side, cell]) == patterns
             code = sum(p << (4 * d) for d, p in enumerate(patterns))
-            assert pos.threat[side, cell] == _THREAT[code]
-            counts[side, _THREAT[code]] += 1
+            threat = _THREAT[code]
+            if side == 0 and board.rule == Rule.RENJU:
+                foul = foul_type(pos.cells.copy(), g.directions, int(cell))
+                assert pos.foul[cell] == foul
+                if foul:
+                    threat = T_NONE
+            assert pos.threat[side, cell] == threat
+            counts[side, threat] += 1
     assert (pos.threat_count == counts).all()
     assert board.key() == reference_zobrist(board)
     near = np.zeros_like(pos.near)
@@ -84,9 +94,9 @@ def test_incremental_state_equals_recomputation(moves, undo, rule):
 
 
 @settings(max_examples=25, deadline=None)
-@given(moves=moves)
-def test_unmake_restores_every_array_exactly(moves):
-    board = Board(9)
+@given(moves=moves, rule=st.sampled_from(list(Rule)))
+def test_unmake_restores_every_array_exactly(moves, rule):
+    board = Board(9, rule=rule)
     before = [a.copy() for a in board.position]
     played = 0
     for x, y in moves:

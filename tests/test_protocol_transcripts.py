@@ -38,11 +38,13 @@ WARM_TIMEOUT = 120.0
 #: Command words the engine knows. A BOARD block cut short by one of them is rejected.
 COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
             "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-            "YXHASHCLEAR", "SWAP2BOARD"}
+            "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID"}
 MIN_SIZE, MAX_SIZE = 5, 32
 ABOUT_KEYS = {"name", "version", "author", "country", "www"}
 
 _MOVE = re.compile(r"(\d+),(\d+)")
+_MOVES = re.compile(r"\d+,\d+( \d+,\d+){1,2}")  # a SWAP2BOARD answer of 2 or 3 stones
+_FORBID = re.compile(r"FORBID (\d{4})*\.")
 _PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
 _ABOUT_PAIR = re.compile(r'(\w+)="([^"]*)"')
 
@@ -76,8 +78,10 @@ def protocol_problem(line: str) -> str | None:
     """Why ``line`` is not a line a manager can read, or None if it is fine."""
     if not line.isascii() or not line.replace("\t", " ").isprintable():
         return "non-ASCII or control characters"
-    if line == "OK" or _MOVE.fullmatch(line):
+    if line in ("OK", "SWAP") or _MOVE.fullmatch(line) or _MOVES.fullmatch(line):
         return None
+    if line.startswith("FORBID"):
+        return None if _FORBID.fullmatch(line) else "FORBID needs 4-digit points and a '.'"
     for word in ("ERROR", "UNKNOWN", "MESSAGE"):
         if line.startswith(word):
             if not line.startswith(word + " ") or not line[len(word):].strip():
@@ -128,7 +132,7 @@ class Send:
 
 @dataclass
 class Expect:
-    kind: str  # "exact", "prefix", "move" or "oneof"
+    kind: str  # "exact", "prefix", "move", "oneof", "not" or "swap2"
     value: str
     choices: tuple[str, ...]
     lineno: int
@@ -138,6 +142,8 @@ class Expect:
             return f"{self.value}*"
         if self.kind == "oneof":
             return "ONE OF " + " ".join(self.choices)
+        if self.kind == "not":
+            return "NOT " + " ".join(self.choices)
         return self.value
 
     def matches(self, line: str) -> bool:
@@ -147,6 +153,10 @@ class Expect:
             return line.startswith(self.value)
         if self.kind == "move":
             return _MOVE.fullmatch(line) is not None
+        if self.kind == "not":
+            return _MOVE.fullmatch(line) is not None and line not in self.choices
+        if self.kind == "swap2":
+            return line == "SWAP" or bool(_MOVE.fullmatch(line) or _MOVES.fullmatch(line))
         return line in self.choices
 
     @property
@@ -197,6 +207,13 @@ def parse_transcript(path: Path) -> Transcript:
             text = line[2:]
             if text == "MOVE":
                 expect = Expect("move", text, (), lineno)
+            elif text.startswith("NOT "):
+                choices = tuple(text[len("NOT "):].split())
+                if not choices or not all(_MOVE.fullmatch(c) for c in choices):
+                    raise ValueError(f"{where}: NOT needs moves x,y")
+                expect = Expect("not", text, choices, lineno)
+            elif text == "SWAP2":
+                expect = Expect("swap2", text, (), lineno)
             elif text.startswith("ONE OF "):
                 choices = tuple(text[len("ONE OF "):].split())
                 if not choices or not all(_MOVE.fullmatch(c) for c in choices):
@@ -234,6 +251,8 @@ class Tracker:
     pending: str | None = None  # the last command still waiting for its reply
     valid: bool = True  # whether the tracker accepted that command
     played: Point | None = None  # the point of the last PLAY
+    swap2_given: int = 0  # stones in the last valid SWAP2BOARD
+    rule_sent: bool = False  # an INFO rule came, whose refusal may precede a reply
     ended: bool = False  # after END nothing is run
 
     # commands
@@ -277,8 +296,13 @@ class Tracker:
         elif word in ("BOARD", "YXBOARD", "SWAP2BOARD"):
             self.block = (word, [], send.lineno)
             self._block_tokens(tokens[1:])
+        elif word == "YXSHOWFORBID":
+            self.valid = self.size is not None
         elif word == "END":
             self.ended = True
+        elif word == "INFO" and rest.lower().startswith("rule"):
+            self.rule_sent = True
+            self.pending = None  # INFO gets no reply
         # INFO, ABOUT, YXSTOP, STOP, YXSHOWINFO, YXHASHCLEAR and unknown words: no change
 
     def _new_game(self, width: int, height: int) -> bool:
@@ -314,7 +338,16 @@ class Tracker:
         word, tokens, _ = self.block
         self.block = None
         self.pending, self.valid = word, terminated
-        if word == "SWAP2BOARD" or not terminated:
+        if not terminated:
+            return
+        if word == "SWAP2BOARD":
+            points = [parse_pair(token) for token in tokens]
+            self.valid = (self.size is not None and len(points) in (0, 3, 5)
+                          and all(p is not None and self._on_board(p) for p in points)
+                          and len(set(points)) == len(points))
+            if self.valid:
+                self.stones = set(points)  # type: ignore[arg-type]
+                self.swap2_given = len(points)
             return
         stones: list[tuple[int, int, int]] = []
         for token in tokens:
@@ -340,9 +373,24 @@ class Tracker:
     def reply(self, line: str) -> None:
         """Account for a matched reply line (never called for MESSAGE lines)."""
         command, valid = self.pending, self.valid
+        if line.startswith("ERROR rule ") and self.rule_sent:
+            self.rule_sent = False  # a refused INFO rule, held until this command
+            return
         if line.startswith("ERROR"):
             if command is not None and valid:
                 raise TrackError(f"ERROR for {command}, which the test judged valid")
+            self.pending = None
+            return
+        if command == "SWAP2BOARD" and valid:
+            self._swap2_answer(line)
+            self.pending = None
+            return
+        if line.startswith("FORBID"):
+            if command != "YXSHOWFORBID" or self.size is None:
+                raise TrackError(f"FORBID after {command}")
+            points = [(int(c[:2]), int(c[2:])) for c in re.findall(r"\d{4}", line)]
+            if not all(self._is_free(p) for p in points):
+                raise TrackError(f"FORBID lists a point that is off the board or taken: {line}")
             self.pending = None
             return
         move = _MOVE.fullmatch(line)
@@ -363,6 +411,22 @@ class Tracker:
                 raise TrackError(f"a move after {command} "
                                  f"(judged {'valid' if valid else 'invalid'})")
         self.pending = None
+
+
+    def _swap2_answer(self, line: str) -> None:
+        """Check a SWAP2BOARD answer against the case (protocol.md section 2.12)."""
+        given = self.swap2_given
+        if line == "SWAP":
+            if given == 0:
+                raise TrackError("SWAP in Swap2 case 1 (the stones must be placed)")
+            return
+        points = [parse_pair(token) for token in line.split()]
+        allowed = {0: (3,), 3: (1, 2), 5: (1,)}[given]
+        if len(points) not in allowed:
+            raise TrackError(f"{len(points)} stones answered to {given} given")
+        if not all(p is not None and self._is_free(p) for p in points) or \
+                len(set(points)) != len(points):
+            raise TrackError(f"Swap2 stones off the board, taken or repeated: {line}")
 
 
 # --- comparison ----------------------------------------------------------------------------

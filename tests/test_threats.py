@@ -14,7 +14,7 @@ from gomoku_engine.engine import Engine, Limits
 
 from conftest import load_jsonl
 
-RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}
+RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU}
 
 
 def symmetries(size: int):
@@ -67,7 +67,11 @@ def check_vcf_line(board: Board, line) -> None:
             assert not five_points(board, defender), "the defender could make five instead"
         else:
             forced = five_points(board, attacker)
-            assert (x, y) in forced and len(forced) <= 2, f"defender move {(x, y)} not forced"
+            if defender == BLACK and len(forced) == 1 and board.foul(*forced[0]):
+                # renju: black may not block on a foul, so any move loses
+                assert (x, y) != forced[0]
+            else:
+                assert (x, y) in forced and len(forced) <= 2, f"defender move {(x, y)} not forced"
             board.play(x, y, defender)
     pytest.fail("the line does not end in a five")
 
@@ -102,25 +106,35 @@ def reference_vcf(board: Board, attacker: int, depth: int) -> bool:
 
 
 # --- shared puzzles ------------------------------------------------------------------------
-def vcf_puzzles():
+#: VCT puzzles the solver does not prove within 5 s (issue 3 is open): strict, so a
+#: puzzle that starts to pass must be taken off this list.
+VCT_NOT_SOLVED = {
+    "quintet-test_vct_white", "quintet-test_vct_counter", "quintet-test_vct_forbidden_breaker",
+    "quintet-test_vct_fukumi_move", "quintet-test_vct_dual_forbiddens",
+    "quintet-bench_vct_black", "quintet-bench_vct_white", "quintet-bench_vct_unstable",
+    "quintet-bench_vct_small_but_long",
+}
+
+
+def vcf_puzzles(kinds=("vcf", "vct")):
     params = []
     for record in load_jsonl("puzzles_dev.jsonl"):
-        kind = record["expected"]["kind"]
-        if kind not in ("vcf", "vct"):
+        if record["expected"]["kind"] not in kinds:
             continue
         marks = []
-        if record["rule"] not in RULES:
-            marks.append(pytest.mark.xfail(strict=True, reason="renju is not supported yet"))
+        if record["id"] in VCT_NOT_SOLVED:
+            marks.append(pytest.mark.xfail(strict=True, reason="VCT not proven in 5 s"))
         params.append(pytest.param(record, id=record["id"], marks=marks))
     return params
 
 
 @pytest.mark.parametrize("record", vcf_puzzles())
 def test_shared_threat_puzzles(record):
-    rule = RULES[record["rule"]]  # KeyError for renju: the expected failure
+    rule = RULES[record["rule"]]
     kind = record["expected"]["kind"]
     to_move = BLACK if record["to_move"] == "black" else WHITE
-    for sym in symmetries(record["size"])[:: (1 if kind == "vcf" else 4)]:
+    step = 1 if kind == "vcf" else (8 if record["id"] in VCT_NOT_SOLVED else 4)
+    for sym in symmetries(record["size"])[::step]:
         black = [sym(x, y) for x, y in record["black"]]
         white = [sym(x, y) for x, y in record["white"]]
         engine = engine_from_stones(record["size"], rule, black, white, to_move)
@@ -133,7 +147,17 @@ def test_shared_threat_puzzles(record):
             check_vcf_line(engine.board, result.line)
 
 
-@pytest.mark.parametrize("record", [p for p in vcf_puzzles() if not p.marks])
+def _in_game_params():
+    params = []
+    for param in vcf_puzzles(kinds=("vcf",)):
+        if param.id == "quintet-test_vcf_long":  # a 74-four VCF: about 1 s of solving
+            param = pytest.param(*param.values, id=param.id, marks=pytest.mark.xfail(
+                strict=True, reason="beyond the root VCF's share of a 1 s move"))
+        params.append(param)
+    return params
+
+
+@pytest.mark.parametrize("record", _in_game_params())
 def test_engine_plays_the_winning_threat(record):
     rule = RULES[record["rule"]]
     to_move = BLACK if record["to_move"] == "black" else WHITE
@@ -151,17 +175,25 @@ def test_recursive_kernels_are_compiled_once():
     """A literal argument from jitted code would add a second specialisation of a recursive
     kernel, and such a kernel crashes when numba loads it back from its cache."""
     code = (
-        "from gomoku_engine import search, threats\n"
+        "from gomoku_engine import rules, search, threats\n"
         "from gomoku_engine.engine import Engine, Limits\n"
         "e = Engine(15, hash_mb=1)\n"
         "for x, y in ((7, 7), (8, 8), (7, 8), (9, 9)):\n"
         "    e.board.play(x, y)\n"
         "e.search(Limits(depth=4, threats=True)); e.solve('vct'); e.solve('vcf')\n"
+        "r = Engine(15, rule=4, hash_mb=1)\n"
+        "for x, y in ((7, 7), (7, 8), (8, 6), (8, 8), (7, 9), (8, 5), (8, 10), (8, 11)):\n"
+        "    r.board.play(x, y)\n"
+        "assert r.board.foul_points() == [(6, 8)]\n"
+        "r.search(Limits(depth=4, threats=True)); r.solve('vct')\n"
         "print(len(search.negamax.signatures), len(threats.vcf.signatures),\n"
-        "      len(threats.vct.signatures))\n")
+        "      len(threats.vct.signatures), len(rules._foul_type.signatures))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, check=True).stdout
-    assert out.split() == ["1", "1", "1"]
+    counts = out.split()
+    # the foul check is only called from jitted code: 0 signatures once its caller is
+    # loaded from the cache, 1 when compiled in this process
+    assert counts[:3] == ["1", "1", "1"] and counts[3] in ("0", "1")
 
 
 # --- random positions against the reference ------------------------------------------------

@@ -19,6 +19,7 @@ from .errors import IllegalMoveError
 from .geometry import Geometry
 from .notation import Point
 from .position import PLY, TO_MOVE, WINNER, Position, Tables, make_move, make_tables
+from .rules import LEGAL
 from .position import new_position, reset_position, unmake_move
 
 _SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
@@ -73,8 +74,29 @@ class Board:
         return int(self.position.cells[self.geometry.index(x, y)])
 
     def is_legal(self, x: int, y: int) -> bool:
-        """True if ``(x, y)`` is on the board and empty."""
-        return self.geometry.on_board(x, y) and self.at(x, y) == EMPTY
+        """True if the side to move may play ``(x, y)``: on the board, empty and, under
+        renju, not a foul for black."""
+        return (self.geometry.on_board(x, y) and self.at(x, y) == EMPTY
+                and (self.to_move != BLACK or self.foul(x, y) == LEGAL))
+
+    def foul(self, x: int, y: int) -> int:
+        """Foul type of a black stone on the empty point ``(x, y)`` under renju.
+
+        :returns: 0 (legal, and always under other rules), or
+            :data:`gomoku_engine.rules.DOUBLE_THREE` / ``DOUBLE_FOUR`` / ``OVERLINE``.
+        :raises IllegalMoveError: if the point is off the board or occupied.
+        """
+        if not self.geometry.on_board(x, y) or self.at(x, y) != EMPTY:
+            raise IllegalMoveError(f"{x},{y} is not an empty point of the board")
+        if self.rule != Rule.RENJU:
+            return LEGAL
+        return int(self.position.foul[self.geometry.index(x, y)])
+
+    def foul_points(self) -> list[Point]:
+        """Every empty point where black may not play (renju; empty under other rules)."""
+        foul = self.position.foul
+        return [self.geometry.xy(int(c)) for c in self.geometry.points
+                if self.position.cells[c] == EMPTY and foul[c] != LEGAL]
 
     def moves(self) -> list[Point]:
         """The stones in the order they were placed."""
@@ -92,7 +114,8 @@ class Board:
     def play(self, x: int, y: int, colour: int | None = None) -> None:
         """Place a stone of ``colour`` (default: the side to move) on ``(x, y)``.
 
-        Afterwards the other colour is to move.
+        Afterwards the other colour is to move.  A renju foul is placed like any stone
+        (the opponent's move is what it is); referees check :meth:`foul` first.
 
         :raises IllegalMoveError: if the point is off the board or occupied.
         """

@@ -22,14 +22,22 @@ if TYPE_CHECKING:
     from .stats import Sprt
 from .notation import format_pair, format_point, format_score, parse_moves
 
-#: ``--rule`` names: every rule of :class:`Rule` (a rule added there appears here too).
-RULES = {rule.name.lower(): rule for rule in Rule}
+#: ``--rule`` names (the Gomocup's), with caro as Gomocup runs it (rule 8, overlines
+#: count) and caro5 for Piskvork's "standard caro" (rule 9, exactly five).
+RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
+         "caro": Rule.CARO, "caro5": Rule.CARO_STANDARD}
 
 
-def serve(level: int = 10) -> None:
+ALGORITHM_CHOICE = click.Choice(["alphabeta", "ga"])
+ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang (2014)."
+
+
+def serve(level: int = 10, algorithm: str = "alphabeta", seed: int = 0,
+          max_depth: int | None = None) -> None:
     """Run the protocol loop on this process's stdin/stdout, then exit at once.
 
     :param level: strength level 1..10 (:mod:`gomoku_engine.levels`), 10 = full strength.
+    ``algorithm``, ``seed`` and ``max_depth`` are the settings until INFO changes them.
     """
     warnings.simplefilter("ignore")
     # Managers read our stderr as protocol lines (protocol notes 1.5): silence it for good.
@@ -38,7 +46,8 @@ def serve(level: int = 10) -> None:
     sys.stderr = open(os.devnull, "w")
     from .protocol import ProtocolLoop
 
-    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer, level=level).run()
+    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer, level=level, algorithm=algorithm,
+                 seed=seed, max_depth=max_depth).run()
     try:
         sys.stdout.flush()
     finally:
@@ -75,10 +84,18 @@ LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strengt
 @main.command(name="serve")
 @click.option("--level", type=click.IntRange(1, 10), default=None, metavar="1..10",
               help=LEVEL_HELP + " [default: 10]")
+@click.option("--algorithm", type=ALGORITHM_CHOICE, default="alphabeta", show_default=True,
+              help=ALGORITHM_HELP + " INFO algorithm overrides it.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of the genetic algorithm (INFO seed overrides it).")
+@click.option("--max-depth", type=click.IntRange(1, 100), default=None,
+              help="Depth limit of alpha-beta, as INFO max_depth (which overrides it).")
 @click.pass_context
-def serve_command(ctx: click.Context, level: int | None) -> None:
-    """Serve the Gomocup protocol on stdin/stdout (what managers run)."""
-    serve(level or ctx.obj or 10)
+def serve_command(ctx: click.Context, level: int | None, algorithm: str, seed: int,
+                  max_depth: int | None) -> None:
+    """Serve the Gomocup protocol on stdin/stdout (what managers run), with these
+    initial settings."""
+    serve(level or ctx.obj or 10, algorithm, seed, max_depth)
 
 
 @main.command()
@@ -118,15 +135,22 @@ def bench(depth: int | None) -> None:
 @click.option("--depth", type=click.IntRange(1, 100), default=None, help="Maximum depth.")
 @click.option("--threats/--no-threats", default=False, show_default=True,
               help="Threat-space search (VCF) at the root and the horizon.")
+@click.option("--algorithm", type=ALGORITHM_CHOICE, default="alphabeta", show_default=True,
+              help=ALGORITHM_HELP)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of the genetic algorithm.")
 def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None,
-            threats: bool) -> None:
+            threats: bool, algorithm: str, seed: int) -> None:
     """Analyse POSITION (moves like h8i9j10, or x,y pairs; black first).
 
-    Prints one line per completed iteration, then the best move.
+    Prints one line per completed iteration (for the genetic algorithm: one line for the
+    fittest sequence), then the best move.
     """
     from .engine import Limits, SearchInfo
 
     engine = _engine_at(position, size, rule)
+    engine.set_algorithm(algorithm)
+    engine.seed = seed
 
     def show(info: SearchInfo) -> None:
         pv = " ".join(format_point(p) for p in info.pv)
@@ -137,6 +161,10 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
     result = engine.search(limits, show)
     click.echo(f"bestmove {format_pair(result.move)} ({format_point(result.move)}) "
                f"score {format_score(result.score)} depth {result.depth}")
+    if algorithm == "ga" and engine.last_ga:
+        ga = engine.last_ga
+        click.echo(f"genetic algorithm: {ga['generations']} generations, "
+                   f"{ga['evaluations']} evaluations, move chosen by {ga['kind']}")
 
 
 @main.command()
@@ -192,12 +220,24 @@ def _engine_at(position: str, size: int, rule: str) -> Engine:
               help="INFO timeout_turn sent to both engines.")
 @click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
 @click.option("--opening", default="", help="Opening stones, e.g. h8i9j7.")
-def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
+@click.option("--algorithm", type=ALGORITHM_CHOICE, default="alphabeta", show_default=True,
+              help="Black's search. " + ALGORITHM_HELP)
+@click.option("--white-algorithm", type=ALGORITHM_CHOICE, default=None,
+              help="White's search [default: as --algorithm].")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of the genetic algorithm.")
+def demo(size: int, turn_ms: int, rule: str, opening: str, algorithm: str,
+         white_algorithm: str | None, seed: int) -> None:
     """Play a game between two engine processes through the protocol, drawing the board."""
     from .board import Board
     from .game import MoveRecord, play_game
 
-    command = [sys.executable, "-m", "gomoku_engine"]
+    def command_for(name: str) -> list[str]:
+        return [sys.executable, "-m", "gomoku_engine", "serve", "--algorithm", name,
+                "--seed", str(seed)]
+
+    black_command = command_for(algorithm)
+    white_command = command_for(white_algorithm or algorithm)
     interactive = sys.stdout.isatty()
 
     def draw(board: Board, move: MoveRecord) -> None:
@@ -209,8 +249,8 @@ def demo(size: int, turn_ms: int, rule: str, opening: str) -> None:
                    f"({format_pair(move.point)}) in {move.seconds * 1000:5.0f} ms")
 
     began = time.perf_counter()
-    record = play_game(command, command, size=size, rule=RULES[rule], turn_ms=turn_ms,
-                       opening=parse_moves(opening), on_move=draw)
+    record = play_game(black_command, white_command, size=size, rule=RULES[rule],
+                       turn_ms=turn_ms, opening=parse_moves(opening), on_move=draw)
     final = Board(size, rule=RULES[rule])
     for x, y in record.opening + [m.point for m in record.moves]:
         final.play(x, y)

@@ -25,14 +25,28 @@ MAX_SIZE = 32
 
 
 class Rule(IntEnum):
-    """Win conditions supported by this engine (``INFO rule`` bit 1 decides between them).
+    """Win conditions, numbered by their ``INFO rule`` code.
 
-    Source: Gomocup protocol, ``INFO rule`` bitmask (1 = exactly five); see
-    ``../shared/protocol.md`` section 4.
+    Source: Gomocup protocol, ``INFO rule`` bitmask (1 exactly five, 4 renju, 8 caro) and
+    the referees' win checks; see ``../shared/protocol.md`` section 4.
     """
 
     FREESTYLE = 0  #: five or more in a row wins
     STANDARD = 1  #: exactly five wins; an overline (six or more) does not
+    RENJU = 4  #: black: exactly five, no double three, double four or overline (fouls)
+    CARO = 8  #: five or more wins unless the opponent blocks both ends
+    CARO_STANDARD = 9  #: exactly five, not blocked at both ends
+
+    def exact_five(self, colour: int) -> bool:
+        """True if an overline of ``colour`` (1 black, 2 white) is no five."""
+        if self is Rule.RENJU:
+            return colour == BLACK
+        return self in (Rule.STANDARD, Rule.CARO_STANDARD)
+
+    @property
+    def caro(self) -> bool:
+        """A five blocked by the opponent at both ends does not win."""
+        return self in (Rule.CARO, Rule.CARO_STANDARD)
 
 
 # --- Line patterns -----------------------------------------------------------------------
@@ -47,14 +61,17 @@ OPEN_TWO = 3  #: one move from an open three [F2]
 THREE = 4  #: one move from a four (a closed three) [B3]
 OPEN_THREE = 5  #: one move from an open four (straight or broken three) [F3]
 FOUR = 6  #: one move from a five, with exactly one five point (a closed four) [B4]
-OPEN_FOUR = 7  #: two or more five points on the line [F4]
+OPEN_FOUR = 7  #: two or more five points on the line (renju black: a straight four) [F4]
 FIVE = 8  #: a winning line under the rule [F5]
 OVERLINE = 9  #: six or more in a row where the rule wants exactly five [OL]
-N_PATTERNS = 10
+#: renju, black only: two five points on the line that are not the two ends of one straight
+#: four (x_xxx_x, xx_xx_xx, xxx_x_xxx), i.e. a double four in one line, a foul.
+DOUBLE_FOUR = 10
+N_PATTERNS = 11
 
 PATTERN_NAMES = (
     "dead", "one", "two", "open two", "three", "open three",
-    "four", "open four", "five", "overline",
+    "four", "open four", "five", "overline", "double four",
 )
 
 # --- Threat classes of a point (the four line patterns combined) -----------------------

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .board import Board
 from .constants import EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
 from .notation import Point
@@ -26,12 +28,14 @@ from .search import (
     POLL_INTERVAL, ROOT_FILTER, SELDEPTH, STOPPED, SearchState,
     clear_search_state, generate_moves, kernel_clock_ns, new_search_state, search_depth,
 )
-from . import threats
+from . import ga, threats
 from .threats import ThreatState, clear_threat_state, new_threat_state
 
 # Root threat-space search (:mod:`gomoku_engine.threats`): fours and node budgets, and the
 # share of the soft time limit the VCT may use.
-ROOT_VCF_DEPTH = 30
+#: most fours of a VCF, at the root and in ``solve``: as many as the solver's line holds
+#: (renju puzzles have VCFs of over 70 fours; time and node budgets bound the work)
+ROOT_VCF_DEPTH = (threats.MAX_LINE - 2) // 2
 ROOT_VCF_NODES = 200_000
 REFUTE_VCF_NODES = 5_000
 ROOT_VCT_DEPTH = 12
@@ -39,6 +43,10 @@ ROOT_VCT_NODES = 300_000
 ROOT_VCT_SHARE = 0.25  # cumulative: our VCF until 5%, theirs 10%, the filter 15%
 
 DEFAULT_HASH_MB = 64.0
+
+#: Search algorithms :meth:`Engine.search` can run (``INFO algorithm``, ``--algorithm``).
+ALGORITHMS = ("alphabeta", "ga")
+DEFAULT_ALGORITHM = "alphabeta"
 
 
 @dataclass
@@ -106,12 +114,24 @@ class Engine:
     :param height: board rows; defaults to ``width``.
     :param rule: win condition.
     :param hash_mb: transposition-table size in MiB.
-    :raises ValueError: on an unsupported size.
+    :param algorithm: ``"alphabeta"`` (iterative-deepening alpha-beta, the default) or
+        ``"ga"`` (the genetic algorithm of :mod:`gomoku_engine.ga`).
+    :param seed: seed of the genetic algorithm's random numbers (alpha-beta uses none).
+    :param ga_config: population sizes and stopping rules of the genetic algorithm.
+    :raises ValueError: on an unsupported size or an unknown algorithm.
     """
 
     def __init__(self, width: int = 15, height: int | None = None,
-                 rule: Rule = Rule.FREESTYLE, hash_mb: float = DEFAULT_HASH_MB) -> None:
+                 rule: Rule = Rule.FREESTYLE, hash_mb: float = DEFAULT_HASH_MB,
+                 algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
+                 ga_config: ga.GAConfig | None = None) -> None:
         self.hash_mb = hash_mb
+        self.algorithm = DEFAULT_ALGORITHM
+        self.set_algorithm(algorithm)
+        self.seed = seed
+        self.ga_config = ga_config or ga.GAConfig()
+        #: figures of the last genetic search: generations, evaluations, how it chose
+        self.last_ga: dict[str, int | str] = {}
         self.board = Board(width, height, rule)
         self._state = self._new_state()
         self._lock = threading.Lock()
@@ -148,6 +168,16 @@ class Engine:
             self.board.set_stones(stones, to_move)
             self.clear_hash()
 
+    def set_algorithm(self, name: str) -> None:
+        """Choose the search algorithm by name (see :data:`ALGORITHMS`).
+
+        :raises ValueError: for an unknown name (the algorithm is then unchanged).
+        """
+        if name not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {name!r}: expected one of "
+                             + ", ".join(ALGORITHMS))
+        self.algorithm = name
+
     def set_hash_size(self, megabytes: float) -> None:
         """Resize the transposition table (MiB); its contents are lost."""
         if megabytes != self.hash_mb:
@@ -174,6 +204,7 @@ class Engine:
 
         The first iteration always completes (it takes well under a millisecond), so a
         legal move is returned even with a zero budget.  The board is unchanged on return.
+        With ``algorithm="ga"`` the genetic algorithm runs instead (:meth:`_search_ga`).
 
         :param limits: time (ms), depth and node limits; ``None`` means depth 8.
         :param on_iteration: called after every completed iteration.
@@ -189,6 +220,8 @@ class Engine:
                 centre = board.geometry.centre
                 return SearchResult(centre, 0, 0, 0, 0, _ms_since(start), [centre])
             with self._lock:
+                if self.algorithm == "ga":
+                    return self._search_ga(limits, start, on_iteration)
                 return self._iterate(limits, start, on_iteration)
         finally:
             self._state.stop[0] = 0  # reset at the end, not the start: see stop()
@@ -201,18 +234,7 @@ class Engine:
         ss.counters[STOPPED] = 0
         ss.counters[ALLOW_STOP] = 0
         ss.counters[NODE_LIMIT] = limits.nodes if limits.nodes else 2**62
-        ss.counters[DEADLINE] = 0
-        timer = None
-        if limits.hard_ms is not None:
-            remaining = max(0.0, limits.hard_ms / 1000 - (time.perf_counter() - start))
-            # Two stops: the kernel's own clock (exact under load) and a timer thread
-            # (portable, and it also covers Python code between iterations).
-            now = kernel_clock_ns()
-            if now:
-                ss.counters[DEADLINE] = now + int(remaining * 1e9)
-            timer = threading.Timer(remaining, self.stop)
-            timer.daemon = True
-            timer.start()
+        ss.counters[DEADLINE], timer = self._start_clock(limits, start)
         ss.counters[ROOT_FILTER] = 0
         ss.counters[HORIZON_VCF] = HORIZON_VCF_NODES if limits.threats else 0
         if limits.threats:
@@ -261,6 +283,76 @@ class Engine:
         best.time_ms = _ms_since(start)
         return best
 
+    def _start_clock(self, limits: Limits, start: float) -> tuple[int, threading.Timer | None]:
+        """The kernel deadline (``kernel_clock_ns`` value, 0: none) and a started stop timer.
+
+        Two stops: the kernel's own clock (exact under load) and a timer thread (portable,
+        and it also covers Python code between iterations).  The caller cancels the timer.
+        """
+        if limits.hard_ms is None:
+            return 0, None
+        remaining = max(0.0, limits.hard_ms / 1000 - (time.perf_counter() - start))
+        now = kernel_clock_ns()
+        deadline = now + int(remaining * 1e9) if now else 0
+        timer = threading.Timer(remaining, self.stop)
+        timer.daemon = True
+        timer.start()
+        return deadline, timer
+
+    def _search_ga(self, limits: Limits, start: float,
+                   on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult:
+        """The genetic algorithm of Wang and Huang (:func:`gomoku_engine.ga.ga_search`).
+
+        Limits: ``hard_ms`` stops it at once (a generation is abandoned), after ``soft_ms``
+        no generation starts, ``nodes`` caps the fitness evaluations; ``depth`` is not
+        used (the sequences are ``ga.N_GENES`` moves long).  The random numbers are seeded
+        from :attr:`seed` and the number of stones, so a seed replays a game whenever time
+        does not cut a search short.  Result: ``depth`` is the sequence length, ``nodes``
+        the fitness evaluations, ``score`` the fittest sequence's tendency (a win in 1 for
+        our five), ``pv`` that sequence.
+        """
+        board, cfg = self.board, self.ga_config
+        n_genes = min(ga.N_GENES, board.width * board.height - board.ply)
+        config = np.zeros(ga.N_CONFIG, np.int64)
+        config[ga.C_POP_INIT] = cfg.pop_init
+        config[ga.C_ELITE] = cfg.elite
+        config[ga.C_CAP] = cfg.cap
+        config[ga.C_STALL] = cfg.stall
+        config[ga.C_MAX_GEN] = cfg.max_generations
+        config[ga.C_MAX_EVALS] = limits.nodes if limits.nodes else 2**62
+        config[ga.C_SEED] = (self.seed * 1_000_003 + board.ply) % 2**32
+        config[ga.C_HARD_NS], timer = self._start_clock(limits, start)
+        now = kernel_clock_ns()
+        if limits.soft_ms is not None and now:
+            config[ga.C_SOFT_NS] = now + int(max(0.0, limits.soft_ms - _ms_since(start)) * 1e6)
+        genes = np.zeros(n_genes, np.int32)
+        stats = np.zeros(ga.N_STATS, np.int64)
+        try:
+            cell = int(ga.ga_search(board.position, board.tables, config, self._state.stop,
+                                    genes, stats))
+        finally:
+            if timer is not None:
+                timer.cancel()
+        kind = int(stats[ga.S_KIND])
+        g = board.geometry
+        move = g.xy(cell)
+        if kind in (ga.K_GA, ga.K_GA_DEFEND):
+            pv = [g.xy(int(c)) for c in genes]
+            score = int(stats[ga.S_FITNESS])
+        else:
+            pv = [move]
+            score = MATE - 1 if kind == ga.K_FIVE else 0
+        self.last_ga = {"generations": int(stats[ga.S_GENERATIONS]),
+                        "evaluations": int(stats[ga.S_EVALUATIONS]),
+                        "kind": ga.KIND_NAMES[kind]}
+        if not board.is_legal(*move):  # never expected: every gene is an empty point
+            return self._fallback(start)
+        result = SearchResult(move, score, n_genes, n_genes, int(stats[ga.S_EVALUATIONS]),
+                              _ms_since(start), pv)
+        if on_iteration is not None:
+            on_iteration(SearchInfo(n_genes, n_genes, score, result.nodes, result.time_ms, pv))
+        return result
+
     def _solve(self, solver: Callable[..., bool], depth: int, nodes: int,
                deadline_ns: int) -> list[int] | None:
         """Run a threat solver for the side to move; the winning line (flat cells) or None."""
@@ -281,7 +373,8 @@ class Engine:
 
         :param kind: ``"vcf"`` (fours only) or ``"vct"`` (threes and fours).
         :param time_ms: time budget in ms (``None``: none).
-        :param depth: most threats before the five (default 30 for VCF, 12 for VCT).
+        :param depth: most threats before the five (default ``ROOT_VCF_DEPTH`` for VCF,
+            ``ROOT_VCT_DEPTH`` for VCT).
         :param nodes: node budget.
         :raises ValueError: for an unknown ``kind``.
         """
@@ -373,9 +466,12 @@ class Engine:
         ss.counters[ROOT_FILTER] = 0
         n = generate_moves(board.position, board.tables, ss, 0, -1, 1)
         cell = int(ss.move_buf[0, 0]) if n else -1
-        if cell < 0 or board.position.cells[cell] != EMPTY:
-            cell = next(int(c) for c in board.geometry.points if board.position.cells[c] == EMPTY)
-        move = board.geometry.xy(cell)
+        move = board.geometry.xy(cell) if cell >= 0 else (-1, -1)
+        if cell < 0 or not board.is_legal(*move):
+            empty = [board.geometry.xy(int(c)) for c in board.geometry.points
+                     if board.position.cells[c] == EMPTY]
+            # a renju foul only if black has no other point at all
+            move = next((p for p in empty if board.is_legal(*p)), empty[0])
         return SearchResult(move, 0, 0, 0, int(ss.counters[NODES]), _ms_since(start), [move])
 
 
@@ -396,6 +492,10 @@ def warmup() -> float:
     engine.search(Limits(depth=3))
     engine.search(Limits(depth=3, threats=True, vct=True))  # the threat-search kernels too
     engine.solve("vcf", time_ms=None)
+    engine.algorithm = "ga"  # the genetic algorithm's kernels, with a tiny population
+    engine.ga_config = ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1, max_generations=2)
+    engine.search(Limits(hard_ms=5000))
+    engine.algorithm, engine.ga_config = DEFAULT_ALGORITHM, ga.GAConfig()
     engine.board.remove(8, 8)
     engine.board.undo()
     for rule in Rule:

@@ -27,15 +27,18 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_PATTERNS, OPEN_FOUR, OPEN_THREE, T_DOUBLE_THREE,
-    T_FIVE, T_FOUR, T_FOUR_THREE, T_NONE, T_OPEN_FOUR, T_OPEN_THREE, T_THREE, THREE, Rule,
+    BLACK, DOUBLE_FOUR, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_PATTERNS, OPEN_FOUR, OPEN_THREE,
+    OVERLINE, T_DOUBLE_THREE, T_FIVE, T_FOUR, T_FOUR_THREE, T_NONE, T_OPEN_FOUR, T_OPEN_THREE,
+    T_THREE, THREE, Rule,
 )
 from .geometry import Geometry
 from .patterns import classify_line
+from .rules import foul_type
 
-# Value of a point per line pattern it would make (index = pattern code).
-#                   DEAD ONE TWO OPEN_TWO THREE OPEN_THREE FOUR OPEN_FOUR FIVE OVERLINE
-LINE_VALUE = np.array([0, 4, 20, 40, 110, 260, 680, 1600, 3800, 0], np.int32)
+# Value of a point per line pattern it would make (index = pattern code).  A double four
+# in one line only exists for renju black, where it is a foul (the point is worth nothing).
+#                   DEAD ONE TWO OPEN_TWO THREE OPEN_THREE FOUR OPEN_FOUR FIVE OVERLINE 44
+LINE_VALUE = np.array([0, 4, 20, 40, 110, 260, 680, 1600, 3800, 0, 0], np.int32)
 
 # Extra value of a point that makes two threats at once (threat class index).
 THREAT_BONUS = np.array([0, 0, 0, 900, 0, 2400, 3000, 20000], np.int32)
@@ -58,7 +61,7 @@ def threat_class(patterns: npt.ArrayLike) -> int:
     open_threes = p.count(OPEN_THREE)
     if FIVE in p:
         return T_FIVE
-    if OPEN_FOUR in p or fours >= 2:
+    if OPEN_FOUR in p or DOUBLE_FOUR in p or fours >= 2:
         return T_OPEN_FOUR
     if fours and open_threes:
         return T_FOUR_THREE
@@ -73,27 +76,52 @@ def threat_class(patterns: npt.ArrayLike) -> int:
     return T_NONE
 
 
+# Renju black: what the four line patterns of a point say about a foul there.
+FOUL_NO = 0  #: not a foul
+FOUL_SURE = 1  #: an overline or a double four (decided by the lines alone)
+FOUL_MAYBE = 2  #: two open threes: a double three unless a three is not real (recursive)
+
+
+def foul_kind(patterns: npt.ArrayLike) -> int:
+    """:data:`FOUL_NO`, :data:`FOUL_SURE` or :data:`FOUL_MAYBE` for renju black's patterns.
+
+    A five at the same move overrides every foul; see :mod:`gomoku_engine.rules`.
+    """
+    p = list(np.asarray(patterns).ravel())
+    if FIVE in p:
+        return FOUL_NO
+    fours = p.count(FOUR) + p.count(OPEN_FOUR) + 2 * p.count(DOUBLE_FOUR)
+    if OVERLINE in p or fours >= 2:
+        return FOUL_SURE
+    if p.count(OPEN_THREE) >= 2:
+        return FOUL_MAYBE
+    return FOUL_NO
+
+
 def point_value(patterns: npt.ArrayLike) -> int:
     """Value of a point for one colour from its four line patterns."""
     p = np.asarray(patterns).ravel()
     return int(LINE_VALUE[p].sum() + THREAT_BONUS[threat_class(p)])
 
 
-def combination_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
-    """Threat class and value of every combination of four line patterns.
+def combination_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32],
+                                  npt.NDArray[np.int8]]:
+    """Threat class, value and renju foul kind of every combination of four line patterns.
 
-    :returns: ``(threat int8[65536], value int32[65536])`` indexed by
+    :returns: ``(threat int8[65536], value int32[65536], foul int8[65536])`` indexed by
         ``p0 | p1 << 4 | p2 << 8 | p3 << 12`` (pattern code of each direction).
     """
     threat = np.zeros(1 << 16, np.int8)
     value = np.zeros(1 << 16, np.int32)
+    foul = np.zeros(1 << 16, np.int8)
     for code in range(1 << 16):
         p = [(code >> (4 * d)) & 15 for d in range(4)]
         if max(p) >= N_PATTERNS:
             continue
         threat[code] = threat_class(p)
         value[code] = point_value(p)
-    return threat, value
+        foul[code] = foul_kind(p)
+    return threat, value, foul
 
 
 def static_score(own_sum: int, opp_sum: int) -> int:
@@ -119,14 +147,20 @@ def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: 
                          to_move: int) -> tuple[int, int, int]:
     """Recompute the value sums of both colours and the static score from scratch.
 
+    Under renju a black foul point is worth nothing to black.
+
     :param cells: the padded ``int8[geometry.n_cells]`` board.
     :returns: ``(black_sum, white_sum, score for to_move)``.
     """
     sums = [0, 0]
+    board = cells.copy()
     for cell in geometry.points:
         if cells[cell] != EMPTY:
             continue
         for colour in (1, 2):
+            if (rule == Rule.RENJU and colour == BLACK
+                    and foul_type(board, geometry.directions, int(cell)) != 0):
+                continue  # black may not play there: the point is worth nothing to black
             sums[colour - 1] += point_value(reference_point_patterns(geometry, cells, rule,
                                                                      int(cell), colour))
     own, opp = (sums[0], sums[1]) if to_move == BLACK else (sums[1], sums[0])

@@ -6,8 +6,8 @@ the first position as ``BOARD``, then ``TURN`` with the opponent's last move, an
 for every move the point and the time the engine took (from sending the command to reading
 the move).  With a game time limit it also keeps each engine's clock, sends ``INFO
 time_left`` before every move and adds the increment after it.  An engine loses by an
-illegal or unparseable reply, a foul (renju, through :func:`foul_reason`), silence past
-its turn limit or its remaining game time plus ``tolerance_ms``, or by crashing.
+illegal or unparseable reply, a renju foul (:func:`foul_reason`), silence past its turn
+limit or its remaining game time plus ``tolerance_ms``, or by crashing.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .client import EngineProcess, EngineTimeout
 from .constants import BLACK, WHITE, Rule
 from .errors import GomokuError
 from .notation import Point, format_pair
+from .rules import FOUL_NAMES
 
 
 #: Lines of the faulting engine's transcript kept with a forfeit.
@@ -48,17 +49,17 @@ class GameRecord:
 
 
 def foul_reason(board: Board, x: int, y: int) -> str | None:
-    """The referee's foul hook: why the side to move may not play ``(x, y)``, or None.
+    """Why the side to move may not play ``(x, y)`` under the board's rule, or None.
 
-    Renju forbids black some moves (double three, double four, overline).  The rules code
-    is the engine's own: if :class:`Board` has ``is_foul(x, y)`` (the renju work adds it),
-    a move it flags loses the game with the reason ``"foul at x,y"``.  Under freestyle
-    and standard, and until that method exists, there are no fouls.
+    Renju forbids black the fouls of :mod:`gomoku_engine.rules` (double three, double
+    four, overline); the stone is judged by the engine's own rules code.
+
+    :raises IllegalMoveError: if the point is off the board or taken.
     """
-    is_foul = getattr(board, "is_foul", None)
-    if is_foul is None:
+    foul = board.foul(x, y)  # 0 under every rule but renju
+    if board.to_move != BLACK or not foul:
         return None
-    return f"foul at {x},{y}" if is_foul(x, y) else None
+    return f"played a foul ({FOUL_NAMES[foul]} at {x},{y})"
 
 
 def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
@@ -160,10 +161,9 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
             seconds = time.perf_counter() - began
             try:
                 x, y = (int(v) for v in line.split(","))
-                if board.is_legal(x, y):
-                    foul = foul_reason(board, x, y)
-                    if foul is not None:
-                        return _forfeit(record, colour, engines, foul)
+                foul = foul_reason(board, x, y)  # raises for an off-board or taken point
+                if foul is not None:
+                    return _forfeit(record, colour, engines, foul)
                 board.play(x, y)
             except (ValueError, GomokuError):
                 return _forfeit(record, colour, engines, f"illegal reply {line!r}")

@@ -8,8 +8,11 @@ the ten neighbours at distances 1..5 on both sides, two bits each (0 empty, 1 bl
 (``game/pattern.h``: per-direction pattern codes looked up from line bit-keys, half-length
 5 so that the exactly-five rule can see an overline); the definitions here are recursive:
 
-* ``FIVE``: the run through the point is five long (or longer, under freestyle);
-* ``OPEN_FOUR`` / ``FOUR``: two or more / exactly one further point on the line makes five;
+* ``FIVE``: the run through the point is five long (or longer, where the rule allows an
+  overline for that colour) and, under caro, not blocked by the opponent at both ends;
+* ``OPEN_FOUR`` / ``FOUR``: two or more / exactly one further point on the line makes five
+  (for renju black, ``OPEN_FOUR`` is a straight four, the two five points at the ends of
+  four stones in a row; any other pair is ``DOUBLE_FOUR``, a double four in one line);
 * ``OPEN_THREE`` / ``THREE``: some further point makes an ``OPEN_FOUR`` / a ``FOUR``;
 * ``OPEN_TWO`` / ``TWO``: some further point makes an ``OPEN_THREE`` / a ``THREE``;
 * ``ONE``: some further point makes a two; ``DEAD``: no five can pass through the point.
@@ -29,8 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    DEAD, FIVE, FOUR, N_PATTERNS, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO,
-    Rule,
+    BLACK, DEAD, DOUBLE_FOUR, FIVE, FOUR, N_PATTERNS, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO,
+    OVERLINE, THREE, TWO, WHITE, Rule,
 )
 from .jit import cache_path, njit
 
@@ -39,9 +42,10 @@ N_KEYS = 1 << KEY_BITS
 LINE_CENTRE = 5  # index of the point itself in an 11-cell line
 
 # What the best "one more stone" outcome on a line makes of the line now.
+# A double four in one line is a renju foul: it promotes nothing.
 _PROMOTE = np.array(
-    # DEAD ONE  TWO  OPEN_TWO THREE OPEN_THREE FOUR   OPEN_FOUR   FIVE OVERLINE
-    [DEAD, ONE, ONE, ONE, TWO, OPEN_TWO, THREE, OPEN_THREE, DEAD, DEAD],
+    # DEAD ONE  TWO  OPEN_TWO THREE OPEN_THREE FOUR   OPEN_FOUR   FIVE OVERLINE DOUBLE_FOUR
+    [DEAD, ONE, ONE, ONE, TWO, OPEN_TWO, THREE, OPEN_THREE, DEAD, DEAD, DEAD],
     np.int8,
 )
 
@@ -66,49 +70,59 @@ def classify_line(line: Sequence[int], rule: Rule = Rule.FREESTYLE, colour: int 
     """Reference classifier: the pattern a stone of ``colour`` makes at the centre of ``line``.
 
     :param line: 11 cell codes (0 empty, 1 black, 2 white, 3 wall); index 5 is the point.
-    :param rule: ``Rule.STANDARD`` makes an overline no five.
+    :param rule: the win condition (overlines, caro blocks, renju's straight fours).
     :param colour: 1 (black) or 2 (white): whose stone is placed.
     :returns: one of the pattern codes of :mod:`gomoku_engine.constants`.
     """
     if len(line) != 11:
         raise ValueError("a line has 11 cells")
-    own = tuple(1 if (c == colour or i == LINE_CENTRE) else (0 if c == 0 else 2)
+    # normalised: 1 own stone, 0 empty, 2 opponent stone, 3 wall
+    own = tuple(1 if (c == colour or i == LINE_CENTRE) else (c if c in (0, 3) else 2)
                 for i, c in enumerate(line))
-    return _classify(own, rule == Rule.STANDARD)
+    return _classify(own, rule.exact_five(colour), rule.caro,
+                     rule == Rule.RENJU and colour == BLACK)
 
 
 @lru_cache(maxsize=None)
-def _classify(line: tuple[int, ...], exact_five: bool) -> int:
-    run = 1
-    i = LINE_CENTRE - 1
-    while i >= 0 and line[i] == 1:
-        run, i = run + 1, i - 1
-    i = LINE_CENTRE + 1
-    while i < 11 and line[i] == 1:
-        run, i = run + 1, i + 1
+def _classify(line: tuple[int, ...], exact_five: bool, caro: bool, renju_black: bool) -> int:
+    left = LINE_CENTRE - 1
+    while left >= 0 and line[left] == 1:
+        left -= 1
+    right = LINE_CENTRE + 1
+    while right < 11 and line[right] == 1:
+        right += 1
+    run = right - left - 1
     if run >= 5:
-        return OVERLINE if exact_five and run > 5 else FIVE
-    fives, best = 0, DEAD
+        if exact_five and run > 5:
+            return OVERLINE
+        # Beyond the eleven cells the end is unknown: counted as not blocked.
+        if caro and left >= 0 and right < 11 and line[left] == 2 and line[right] == 2:
+            return DEAD
+        return FIVE
+    five_points, best = [], DEAD
     for j in range(1, 10):  # further stones within distance 4 of the point
         if line[j] == 0:
-            sub = _classify(line[:j] + (1,) + line[j + 1:], exact_five)
+            sub = _classify(line[:j] + (1,) + line[j + 1:], exact_five, caro, renju_black)
             if sub == FIVE:
-                fives += 1
-            elif sub != OVERLINE:
+                five_points.append(j)
+            elif sub not in (OVERLINE, DOUBLE_FOUR):
                 best = max(best, sub)
-    if fives >= 2:
-        return OPEN_FOUR
-    if fives == 1:
+    if len(five_points) >= 2:
+        straight = len(five_points) == 2 and five_points[1] - five_points[0] == 5
+        return DOUBLE_FOUR if renju_black and not straight else OPEN_FOUR
+    if five_points:
         return FOUR
     return int(_PROMOTE[best])
 
 
 @njit
-def _fill_line_table(exact_five: bool, promote: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
+def _fill_line_table(exact_five: bool, caro: bool, renju_black: bool,
+                     promote: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
     """Black's table: entry ``key`` is the pattern a black stone makes with neighbours ``key``.
 
     Keys are visited in decreasing number of black stones, so the table entry of every
-    "one more stone" key is final before it is read.
+    "one more stone" key is final before it is read.  Same definitions as
+    :func:`classify_line` (which the tests compare it with).
     """
     own_count = np.zeros(N_KEYS, np.int8)
     for key in range(N_KEYS):
@@ -120,29 +134,40 @@ def _fill_line_table(exact_five: bool, promote: npt.NDArray[np.int8]) -> npt.NDA
     order = np.argsort(-own_count, kind="mergesort")
     table = np.zeros(N_KEYS, np.int8)
     for key in order:
-        run = 1
-        s = 4  # slot of offset -1, walking left
-        while s >= 0 and (key >> (2 * s)) & 3 == 1:
-            run += 1
-            s -= 1
-        s = 5  # slot of offset +1, walking right
-        while s <= 9 and (key >> (2 * s)) & 3 == 1:
-            run += 1
-            s += 1
+        left = 4  # slot of offset -1, walking left
+        while left >= 0 and (key >> (2 * left)) & 3 == 1:
+            left -= 1
+        right = 5  # slot of offset +1, walking right
+        while right <= 9 and (key >> (2 * right)) & 3 == 1:
+            right += 1
+        run = right - left  # the point itself plus (4 - left) + (right - 5) stones
         if run >= 5:
-            table[key] = OVERLINE if (exact_five and run > 5) else FIVE
+            if exact_five and run > 5:
+                table[key] = OVERLINE
+            elif (caro and left >= 0 and right <= 9 and (key >> (2 * left)) & 3 == 2
+                    and (key >> (2 * right)) & 3 == 2):
+                table[key] = DEAD
+            else:
+                table[key] = FIVE
             continue
         fives = 0
+        first_five = 0
+        last_five = 0
         best = DEAD
         for s in range(1, 9):  # slots of offsets -4..-1 and 1..4
             if (key >> (2 * s)) & 3 == 0:
                 sub = table[key | (1 << (2 * s))]
                 if sub == FIVE:
+                    offset = s - 5 if s < 5 else s - 4
+                    if fives == 0:
+                        first_five = offset
+                    last_five = offset
                     fives += 1
-                elif sub != OVERLINE and sub > best:
+                elif sub != OVERLINE and sub != DOUBLE_FOUR and sub > best:
                     best = sub
         if fives >= 2:
-            table[key] = OPEN_FOUR
+            straight = fives == 2 and last_five - first_five == 5
+            table[key] = DOUBLE_FOUR if (renju_black and not straight) else OPEN_FOUR
         elif fives == 1:
             table[key] = FOUR
         else:
@@ -170,9 +195,7 @@ def line_table(rule: Rule) -> npt.NDArray[np.int8]:
         try:
             table = np.load(path)
         except (OSError, ValueError):
-            black = _fill_line_table(rule == Rule.STANDARD, _PROMOTE)
-            white = black[_swap_colours(np.arange(N_KEYS, dtype=np.int64))]
-            table = np.ascontiguousarray(np.stack([black, white]))
+            table = _build_line_table(rule)
             try:
                 tmp = path.with_suffix(".tmp.npy")
                 np.save(tmp, table)
@@ -183,6 +206,17 @@ def line_table(rule: Rule) -> npt.NDArray[np.int8]:
             raise RuntimeError(f"corrupt pattern table cache {path}: delete it")
         _TABLES[rule] = table
     return _TABLES[rule]
+
+
+def _build_line_table(rule: Rule) -> npt.NDArray[np.int8]:
+    all_keys = np.arange(N_KEYS, dtype=np.int64)
+    rows = []
+    for colour in (BLACK, WHITE):
+        # Built from black's point of view, then read with the colours exchanged for white.
+        own = _fill_line_table(rule.exact_five(colour), rule.caro,
+                               rule == Rule.RENJU and colour == BLACK, _PROMOTE)
+        rows.append(own if colour == BLACK else own[_swap_colours(all_keys)])
+    return np.ascontiguousarray(np.stack(rows))
 
 
 def pattern_counts(table: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]:

@@ -22,12 +22,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_THREATS, OPEN_FOUR, PAD, WALL, Rule,
+    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_THREATS, OPEN_FOUR, PAD, T_NONE, WALL, Rule,
 )
-from .evaluation import EVAL_DIV, EVAL_OPP, EVAL_OWN, combination_tables
+from .evaluation import EVAL_DIV, EVAL_OPP, EVAL_OWN, FOUL_MAYBE, FOUL_NO, combination_tables
 from .geometry import Geometry
 from .jit import njit
 from .patterns import line_table
+from .rules import foul_type
 
 ZOBRIST_SEED = 20261121  # fixed: keys (and so the bench signature) are the same every run
 
@@ -38,6 +39,7 @@ class Tables(NamedTuple):
     line: npt.NDArray[np.int8]  #: int8[2, 2**20] line pattern per colour and line key
     combo_threat: npt.NDArray[np.int8]  #: int8[65536] threat class per 4-pattern code
     combo_value: npt.NDArray[np.int32]  #: int32[65536] point value per 4-pattern code
+    combo_foul: npt.NDArray[np.int8]  #: int8[65536] renju black's foul kind per code
     zobrist: npt.NDArray[np.uint64]  #: uint64[3, n_cells]; [0, 0] is the side-to-move key
     directions: npt.NDArray[np.int32]  #: int32[4]
     neighbourhood: npt.NDArray[np.int32]  #: int32[24]
@@ -46,7 +48,7 @@ class Tables(NamedTuple):
     window_dir: npt.NDArray[np.int32]  #: int32[n_windows]
     cell_window_start: npt.NDArray[np.int32]  #: int32[n_cells+1]
     cell_window_list: npt.NDArray[np.int32]  #: int32[...]
-    params: npt.NDArray[np.int64]  #: int64[4]: exact_five, width, height, stride
+    params: npt.NDArray[np.int64]  #: int64[7]: see the P_* indices
 
 
 class Position(NamedTuple):
@@ -57,11 +59,16 @@ class Position(NamedTuple):
     patterns: npt.NDArray[np.int8]  #: int8[2, n_cells, 4] line pattern per colour
     threat: npt.NDArray[np.int8]  #: int8[2, n_cells] threat class (0 on occupied points)
     value: npt.NDArray[np.int32]  #: int32[2, n_cells] point value (0 on occupied points)
+    #: int8[n_cells] renju: black's foul type on an empty point (rules.py codes), else 0
+    foul: npt.NDArray[np.int8]
+    #: int8[n_cells] renju: 1 where black's lines show two open threes (a foul only if
+    #: both threes are real, which depends on other points: rechecked after every move)
+    maybe_foul: npt.NDArray[np.int8]
     near: npt.NDArray[np.int8]  #: int8[n_cells] stones in the 5x5 square around a point
     threat_count: npt.NDArray[np.int32]  #: int32[2, N_THREATS] empty points per class
     value_sum: npt.NDArray[np.int64]  #: int64[2] sum of point values per colour
     window_count: npt.NDArray[np.int8]  #: int8[2, n_windows] stones per window and colour
-    state: npt.NDArray[np.int64]  #: int64[3]: stones played, side to move, winner (0/1/2)
+    state: npt.NDArray[np.int64]  #: int64[4]: stones, side to move, winner, maybe fouls
     key: npt.NDArray[np.uint64]  #: uint64[1] Zobrist key of the position
     moves: npt.NDArray[np.int32]  #: int32[width*height] move stack
     key_stack: npt.NDArray[np.uint64]  #: uint64[width*height] key before each move
@@ -71,17 +78,28 @@ class Position(NamedTuple):
 PLY = 0
 TO_MOVE = 1
 WINNER = 2
+MAYBE_FOULS = 3  # empty points with maybe_foul set
+
+# params[] indices
+P_EXACT_BLACK = 0  # 1: an overline of black is no five
+P_WIDTH = 1
+P_HEIGHT = 2
+P_STRIDE = 3
+P_EXACT_WHITE = 4
+P_CARO = 5  # 1: a five blocked at both ends by the opponent does not win
+P_RENJU = 6  # 1: black's fouls are kept in Position.foul
 
 
 def make_tables(geometry: Geometry, rule: Rule) -> Tables:
     """Build the constant tables for a board size and rule (line tables are cached per rule)."""
-    threat, value = combination_tables()
+    threat, value, foul = combination_tables()
     rng = np.random.default_rng(ZOBRIST_SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)
     zobrist = zobrist.astype(np.uint64) * np.uint64(2) + np.uint64(1)
-    params = np.array([int(rule == Rule.STANDARD), geometry.width, geometry.height,
-                       geometry.stride], np.int64)
-    return Tables(line_table(rule), threat, value, zobrist, geometry.directions,
+    params = np.array([int(rule.exact_five(BLACK)), geometry.width, geometry.height,
+                       geometry.stride, int(rule.exact_five(3 - BLACK)), int(rule.caro),
+                       int(rule == Rule.RENJU)], np.int64)
+    return Tables(line_table(rule), threat, value, foul, zobrist, geometry.directions,
                   geometry.neighbourhood, geometry.points, geometry.windows,
                   geometry.window_dir, geometry.cell_window_start, geometry.cell_window_list,
                   params)
@@ -96,11 +114,13 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
         patterns=np.zeros((2, n, 4), np.int8),
         threat=np.zeros((2, n), np.int8),
         value=np.zeros((2, n), np.int32),
+        foul=np.zeros(n, np.int8),
+        maybe_foul=np.zeros(n, np.int8),
         near=np.zeros(n, np.int8),
         threat_count=np.zeros((2, N_THREATS), np.int32),
         value_sum=np.zeros(2, np.int64),
         window_count=np.zeros((2, nw), np.int8),
-        state=np.zeros(3, np.int64),
+        state=np.zeros(4, np.int64),
         key=np.zeros(1, np.uint64),
         moves=np.zeros(npts + 1, np.int32),
         key_stack=np.zeros(npts + 1, np.uint64),
@@ -123,19 +143,77 @@ def _combine(pos: Position, tab: Tables, side: int, cell: int) -> int:
 
 
 @njit
+def _classify_point(pos: Position, tab: Tables, side: int, cell: int) -> None:
+    """Recompute a counted empty point's threat class and value for ``side`` from its
+    patterns (the tables only), keeping the per-class counts and the value sums.
+
+    No renju test here, not even a branch: a branch in this kernel, which runs 80 times
+    per move, stopped numba from pruning its reference counting and made make/unmake 25
+    times slower under every rule.  Renju fouls are applied afterwards by
+    :func:`_renju_black_point`.
+    """
+    code = _combine(pos, tab, side, cell)
+    _set_class(pos, side, cell, tab.combo_threat[code], tab.combo_value[code])
+
+
+@njit(inline="always")
+def _set_class(pos: Position, side: int, cell: int, t: int, v: int) -> None:
+    pos.threat_count[side, pos.threat[side, cell]] -= 1
+    pos.threat_count[side, t] += 1
+    pos.value_sum[side] += v - pos.value[side, cell]
+    pos.threat[side, cell] = t
+    pos.value[side, cell] = v
+
+
+@njit
+def _renju_black_point(pos: Position, tab: Tables, cell: int) -> None:
+    """Renju: black's class and value of an empty point, fouls included.
+
+    A black foul is worth nothing and threatens nothing (``T_NONE``): black may not play
+    it.  Overlines and double fours show in the lines; a possible double three is decided
+    by the recursive check of :mod:`gomoku_engine.rules`.
+    """
+    code = _combine(pos, tab, 0, cell)
+    kind = tab.combo_foul[code]
+    maybe = 1 if kind == FOUL_MAYBE else 0
+    pos.state[MAYBE_FOULS] += maybe - pos.maybe_foul[cell]
+    pos.maybe_foul[cell] = maybe
+    foul = 0
+    if kind != FOUL_NO:
+        foul = foul_type(pos.cells, tab.directions, cell)
+    pos.foul[cell] = foul
+    if foul != 0:
+        _set_class(pos, 0, cell, T_NONE, 0)
+    else:
+        _set_class(pos, 0, cell, tab.combo_threat[code], tab.combo_value[code])
+
+
+@njit
+def _renju_update(pos: Position, tab: Tables, cell: int) -> None:
+    """Renju, after a move on ``cell`` (or its take-back): black's fouls on the points of
+    its four lines, and on every possible double three anywhere (whether a three is real
+    depends on its extension points, whose lines the move may change)."""
+    if pos.cells[cell] == EMPTY:
+        _renju_black_point(pos, tab, cell)
+    for d in range(4):
+        step = tab.directions[d]
+        for k in range(1, 6):
+            for other in (cell + k * step, cell - k * step):
+                if pos.cells[other] == EMPTY:
+                    _renju_black_point(pos, tab, other)
+    if pos.state[MAYBE_FOULS] != 0:
+        for other in tab.points:
+            if pos.maybe_foul[other] != 0:
+                _renju_black_point(pos, tab, other)
+
+
+@njit
 def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
     """Re-read the patterns of an empty, counted point whose line ``d`` changed."""
     key = pos.keys[cell, d]
     for side in range(2):
         pos.patterns[side, cell, d] = tab.line[side, key]
-        code = _combine(pos, tab, side, cell)
-        t = tab.combo_threat[code]
-        v = tab.combo_value[code]
-        pos.threat_count[side, pos.threat[side, cell]] -= 1
-        pos.threat_count[side, t] += 1
-        pos.value_sum[side] += v - pos.value[side, cell]
-        pos.threat[side, cell] = t
-        pos.value[side, cell] = v
+        _classify_point(pos, tab, side, cell)
 
 
 @njit
@@ -144,13 +222,8 @@ def _add_point(pos: Position, tab: Tables, cell: int) -> None:
     for side in range(2):
         for d in range(4):
             pos.patterns[side, cell, d] = tab.line[side, pos.keys[cell, d]]
-        code = _combine(pos, tab, side, cell)
-        t = tab.combo_threat[code]
-        v = tab.combo_value[code]
-        pos.threat_count[side, t] += 1
-        pos.value_sum[side] += v
-        pos.threat[side, cell] = t
-        pos.value[side, cell] = v
+        pos.threat_count[side, T_NONE] += 1  # counted as an empty T_NONE point, then
+        _classify_point(pos, tab, side, cell)  # moved to its class
 
 
 @njit
@@ -161,6 +234,29 @@ def _remove_point(pos: Position, cell: int) -> None:
         pos.value_sum[side] -= pos.value[side, cell]
         pos.threat[side, cell] = 0
         pos.value[side, cell] = 0
+    pos.state[MAYBE_FOULS] -= pos.maybe_foul[cell]
+    pos.maybe_foul[cell] = 0
+    pos.foul[cell] = 0
+
+
+@njit
+def _wins(pos: Position, tab: Tables, colour: int, w: int) -> bool:
+    """Does the full window ``w`` of ``colour`` win under the exactly-five or caro rule?"""
+    step = tab.directions[tab.window_dir[w]]
+    first = tab.windows[w, 0]
+    last = tab.windows[w, 4]
+    while pos.cells[first - step] == colour:
+        first -= step
+    while pos.cells[last + step] == colour:
+        last += step
+    exact = tab.params[P_EXACT_BLACK] if colour == BLACK else tab.params[P_EXACT_WHITE]
+    if exact != 0 and last - first > 4 * step:
+        return False  # an overline
+    other = 3 - colour
+    if (tab.params[P_CARO] != 0 and pos.cells[first - step] == other
+            and pos.cells[last + step] == other):
+        return False  # blocked at both ends
+    return True
 
 
 @njit
@@ -184,10 +280,13 @@ def reset_position(pos: Position, tab: Tables) -> None:
     pos.patterns[:] = 0
     pos.threat[:] = 0
     pos.value[:] = 0
+    pos.foul[:] = 0
+    pos.maybe_foul[:] = 0
     pos.near[:] = 0
     pos.threat_count[:] = 0
     pos.value_sum[:] = 0
     pos.window_count[:] = 0
+    pos.state[MAYBE_FOULS] = 0
     for cell in tab.points:
         _add_point(pos, tab, cell)
     pos.state[PLY] = 0
@@ -207,18 +306,13 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
     _remove_point(pos, cell)
     pos.cells[cell] = colour
     won = False
-    exact_five = tab.params[0] != 0
+    plain = (tab.params[P_CARO] == 0
+             and tab.params[P_EXACT_BLACK if colour == BLACK else P_EXACT_WHITE] == 0)
     for i in range(tab.cell_window_start[cell], tab.cell_window_start[cell + 1]):
         w = tab.cell_window_list[i]
         pos.window_count[side, w] += 1
-        if pos.window_count[side, w] == 5:
-            if exact_five:
-                step = tab.directions[tab.window_dir[w]]
-                if (pos.cells[tab.windows[w, 0] - step] != colour
-                        and pos.cells[tab.windows[w, 4] + step] != colour):
-                    won = True
-            else:
-                won = True
+        if pos.window_count[side, w] == 5 and (plain or _wins(pos, tab, colour, w)):
+            won = True
     for off in tab.neighbourhood:
         pos.near[cell + off] += 1
     for d in range(4):
@@ -232,6 +326,8 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
             pos.keys[behind, d] |= colour << _slot_shift(k)
             if pos.cells[behind] == EMPTY:
                 _refresh_line(pos, tab, behind, d)
+    if tab.params[P_RENJU] != 0:
+        _renju_update(pos, tab, cell)
     ply = pos.state[PLY]
     pos.moves[ply] = cell
     pos.key_stack[ply] = pos.key[0]
@@ -267,6 +363,8 @@ def unmake_move(pos: Position, tab: Tables) -> None:
             if pos.cells[behind] == EMPTY:
                 _refresh_line(pos, tab, behind, d)
     _add_point(pos, tab, cell)
+    if tab.params[P_RENJU] != 0:
+        _renju_update(pos, tab, cell)
     pos.key[0] = pos.key_stack[ply]
     pos.state[PLY] = ply
     pos.state[TO_MOVE] = colour

@@ -27,10 +27,13 @@ from typing import BinaryIO
 
 from . import __version__
 from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule, mate_in
-from .engine import Engine, Limits, SearchInfo, SearchResult, warmup
+from .engine import (
+    ALGORITHMS, DEFAULT_ALGORITHM, Engine, Limits, SearchInfo, SearchResult, warmup,
+)
 from .errors import GomokuError
 from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
+from .swap2 import OpeningChoice, answer_five, answer_three, propose_opening
 from .timeman import UNLIMITED, TimeControl
 
 ABOUT = (f'name="gomoku-engine", version="{__version__}", '
@@ -46,7 +49,7 @@ _IMMEDIATE = {"END", "YXSTOP", "STOP"}
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-             "YXHASHCLEAR", "SWAP2BOARD"}
+             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID"}
 _BLOCK_COMMANDS = {"BOARD", "YXBOARD", "SWAP2BOARD"}
 
 
@@ -63,12 +66,18 @@ class _Settings:
     time: TimeControl = field(default_factory=TimeControl)
     max_memory: int = 0
     rule_code: int = 0
+    swap1: bool = False  #: ``INFO rule 5`` (Rapfi): SWAP2BOARD case 2 without two stones
     max_depth: int | None = None
     max_nodes: int | None = None
     level: int = MAX_LEVEL  #: strength level 1..10 (``INFO strength`` or ``--level``)
     show_detail: int = 0
-    #: MESSAGE lines held until the next reply (INFO gets no reply), by topic
-    pending_messages: dict[str, str] = field(default_factory=dict)
+    #: ``INFO algorithm``: a name of :data:`gomoku_engine.engine.ALGORITHMS`
+    algorithm: str = DEFAULT_ALGORITHM
+    #: ``INFO seed``: seed of the genetic algorithm's random numbers
+    seed: int = 0
+    #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
+    #: reading while it sends INFO, protocol notes section 3), by topic
+    pending_lines: dict[str, str] = field(default_factory=dict)
 
 
 class Output:
@@ -101,16 +110,25 @@ class ProtocolLoop:
         pass a factory with a small hash table.
     :param level: strength level 1..10 (:mod:`gomoku_engine.levels`); ``INFO strength``
         changes it.
+    :param algorithm: search algorithm until ``INFO algorithm`` changes it.
+    :param seed: random seed until ``INFO seed`` changes it.
+    :param max_depth: depth limit until ``INFO max_depth`` changes it (``None``: none).
+    :raises ValueError: for an unknown ``algorithm``.
     """
 
     def __init__(self, stdin: BinaryIO, stdout: BinaryIO,
                  engine_factory: Callable[[int, int], Engine] | None = None,
-                 warm_up: bool = True, level: int = MAX_LEVEL) -> None:
+                 warm_up: bool = True, level: int = MAX_LEVEL,
+                 algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
+                 max_depth: int | None = None) -> None:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}")
         self._stdin = stdin
         self.out = Output(stdout)
         self._queue: queue.Queue[_Line | None] = queue.Queue()
         self._factory = engine_factory or (lambda w, h: Engine(w, h))
-        self._settings = _Settings(level=level)
+        self._settings = _Settings(level=level, algorithm=algorithm, seed=seed,
+                                   max_depth=max_depth)
         self._rng = random.Random(0)  # a level's blunders; reseeded at every START
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
@@ -217,13 +235,13 @@ class ProtocolLoop:
             self.out.line(f"UNKNOWN command {line.text[:200]}")
             return
         if word != "INFO":
-            self._flush_messages()
+            self._flush_pending()
         handler(rest, line)
 
-    def _flush_messages(self) -> None:
-        for message in self._settings.pending_messages.values():
-            self.out.line(f"MESSAGE {message}")
-        self._settings.pending_messages.clear()
+    def _flush_pending(self) -> None:
+        for text in self._settings.pending_lines.values():
+            self.out.line(text)
+        self._settings.pending_lines.clear()
 
     def _next_line(self) -> _Line | None:
         line = self._queue.get()
@@ -248,8 +266,9 @@ class ProtocolLoop:
         engine = self._engine
         if engine is None:
             return
-        code = self._settings.rule_code
-        engine.set_rule(Rule.STANDARD if code == 1 else Rule.FREESTYLE)
+        engine.set_rule(Rule(self._settings.rule_code))
+        engine.set_algorithm(self._settings.algorithm)
+        engine.seed = self._settings.seed
         memory = self._settings.max_memory
         if memory > 0:
             # Reserve ~200 MiB for Python, numba and tables (protocol notes 5.5).
@@ -307,13 +326,16 @@ class ProtocolLoop:
         key = key.lower()
         settings = self._settings
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
-                 "max_depth", "max_node", "show_detail", "strength"}
+                 "max_depth", "max_node", "show_detail", "strength", "seed"}
+        if key == "algorithm":
+            self._set_algorithm(value)
+            return
         if key not in known:
             return  # game_type, folder, evaluate and every extension key: ignored silently
         try:
             number = int(value)
         except ValueError:
-            settings.pending_messages[key] = f"ignored INFO {key} {value!r}: not an integer"
+            settings.pending_lines[key] = f"MESSAGE ignored INFO {key} {value!r}: not an integer"
             return
         if key == "timeout_turn":
             settings.time.turn_ms = max(0, number)
@@ -336,15 +358,30 @@ class ProtocolLoop:
             settings.show_detail = number
         elif key == "strength":
             settings.level = level_for_strength(number)
+        elif key == "seed":
+            settings.seed = number
+            self._apply_settings()
+
+    def _set_algorithm(self, name: str) -> None:
+        """``INFO algorithm alphabeta|ga``; an unknown name is reported and changes nothing."""
+        pending = self._settings.pending_lines
+        pending.pop("algorithm", None)
+        name = name.lower()
+        if name not in ALGORITHMS:
+            pending["algorithm"] = (f"MESSAGE ignored INFO algorithm {name!r}: expected "
+                                    + " or ".join(ALGORITHMS))
+            return
+        self._settings.algorithm = name
+        self._apply_settings()
 
     def _set_rule(self, code: int) -> None:
-        messages = self._settings.pending_messages
-        messages.pop("rule", None)
-        if code & ~1:
-            messages["rule"] = (f"rule {code} is not supported yet (renju, caro and continuous "
-                                "games come later); playing freestyle")
-            code = 0
-        self._settings.rule_code = code
+        rule, swap1, problem = rule_from_info(code)
+        pending = self._settings.pending_lines
+        pending.pop("rule", None)
+        if problem:
+            pending["rule"] = f"ERROR {problem}"
+        self._settings.rule_code = int(rule)
+        self._settings.swap1 = swap1
         self._apply_settings()
 
     def _cmd_about(self, rest: str, line: _Line) -> None:
@@ -478,12 +515,40 @@ class ProtocolLoop:
         self._set_board(rest, line, reply=False, name="YXBOARD")
 
     def _cmd_swap2board(self, rest: str, line: _Line) -> None:
-        _, interrupted = self._read_block(rest)
+        tokens, interrupted = self._read_block(rest)
         if interrupted is not None:
             self.out.line("ERROR SWAP2BOARD not terminated by DONE")
             self._dispatch(interrupted)
+            return
+        engine = self._need_engine()
+        if engine is None:
+            return
+        try:
+            points = [parse_pair(token) for token in tokens]
+            if len(points) not in (0, 3, 5):
+                raise ValueError(f"{len(points)} stones: Swap2 gives 0, 3 or 5")
+            colours = [BLACK if i % 2 == 0 else WHITE for i in range(len(points))]
+            engine.board.set_stones([(x, y, c) for (x, y), c in zip(points, colours)],
+                                    to_move=BLACK if len(points) % 2 == 0 else WHITE)
+        except (ValueError, GomokuError) as exc:
+            self.out.line(f"ERROR SWAP2BOARD: {exc}")
+            return
+        _, budget = self._settings.time.budget(len(points))
+        budget -= (time.perf_counter() - line.arrived) * 1000.0
+        if len(points) == 0:
+            choice = propose_opening(engine, budget)
+        elif len(points) == 3:
+            choice = answer_three(engine, budget, two_stones=not self._settings.swap1)
         else:
-            self.out.line("UNKNOWN SWAP2BOARD is not supported yet")
+            choice = answer_five(engine, budget)
+        self.out.line(f"MESSAGE swap2 ev {format_score(choice.score)} (white to move)")
+        self.out.line(_swap2_reply(choice))
+
+    def _cmd_yxshowforbid(self, rest: str, line: _Line) -> None:
+        engine = self._need_engine()
+        if engine is not None:
+            points = engine.board.foul_points()
+            self.out.line("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in points) + ".")
 
     def _reply_move(self, engine: Engine, line: _Line) -> None:
         board = engine.board
@@ -514,6 +579,38 @@ class ProtocolLoop:
         pv = " ".join(format_point(p) for p in info.pv)
         self.out.line(f"MESSAGE depth {info.depth}-{info.seldepth} ev {format_score(info.score)} "
                       f"n {info.nodes} n/ms {info.nps // 1000} tm {info.time_ms:.0f} pv {pv}")
+
+
+def rule_from_info(code: int) -> tuple[Rule, bool, str | None]:
+    """Decode ``INFO rule``: ``(rule, swap1, message or None)``.
+
+    The bitmask of the protocol (1 exactly five, 2 continuous, 4 renju, 8 caro), plus
+    Yixin-Board's 2 for renju and Rapfi's 5 for freestyle with the swap1 opening
+    (``../shared/protocol.md`` section 4.1).  Continuous games are not supported: the
+    rule is played without bit 2 and the message (sent as an ERROR line) says so.
+    """
+    if code == 5:
+        return Rule.FREESTYLE, True, None
+    if code == 2:
+        return Rule.RENJU, False, None
+    problem = None
+    if code < 0 or code & ~15:
+        problem = f"rule {code} is unknown; playing freestyle"
+        return Rule.FREESTYLE, False, problem
+    if code & 2:
+        problem = (f"rule {code}: continuous games (bit 2) are not supported; playing rule "
+                   f"{code & ~2}")
+    if code & 4:
+        rule = Rule.RENJU
+    elif code & 8:
+        rule = Rule.CARO_STANDARD if code & 1 else Rule.CARO
+    else:
+        rule = Rule.STANDARD if code & 1 else Rule.FREESTYLE
+    return rule, False, problem
+
+
+def _swap2_reply(choice: OpeningChoice) -> str:
+    return "SWAP" if choice.swap else " ".join(format_pair(p) for p in choice.moves)
 
 
 def _split_word(text: str) -> tuple[str, str]:

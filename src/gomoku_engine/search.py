@@ -11,7 +11,8 @@ when the monotonic clock passes its deadline (all checked every 256 nodes).
 Node order at every node (from the point of view of the side to move, "us"):
 
 1. we can make five: a win in 1;
-2. the opponent has a five point: the block is the only move (two five points: a loss);
+2. the opponent has a five point: the block is the only move (two five points, or a
+   block that is a renju foul for black: a loss);
 3. we can make an open four (or double four): a win in 3 (the opponent has no five point,
    so it cannot stop both ends); a four-three while the opponent cannot make a four: a
    win in 5;
@@ -43,7 +44,8 @@ from .constants import (
 from .evaluation import DEFENCE_DIV, DEFENCE_NUM
 from .jit import atomic_load, monotonic_ns, njit
 from .position import (
-    PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, make_move, unmake_move,
+    P_RENJU, PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, make_move,
+    unmake_move,
 )
 from .threats import ABORTED, LINE_LEN
 from .threats import DEADLINE as VCF_DEADLINE
@@ -217,7 +219,8 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     k1 = ss.killers[ply, 1]
     n = 0
     for cell in tab.points:
-        if pos.cells[cell] != EMPTY or pos.near[cell] == 0:
+        if (pos.cells[cell] != EMPTY or pos.near[cell] == 0
+                or (us == 0 and pos.foul[cell] != 0)):  # renju: black may not play a foul
             continue
         if restricted and pos.threat[us, cell] < T_FOUR and not defends(pos, them, cell):
             continue
@@ -293,7 +296,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         return MATE - ply - 1
     if pos.threat_count[them, T_FIVE] > 0:  # 2. block the opponent's five point
         block = find_threat(pos, tab, them, T_FIVE)
-        if pos.threat_count[them, T_FIVE] >= 2:
+        if pos.threat_count[them, T_FIVE] >= 2 or (us == 0 and pos.foul[block] != 0):
+            # two five points, or (renju) the only block is a foul for black
             _pv_leaf(ss, ply, block)
             return -(MATE - ply - 2)
         if ply >= MAX_PLY - 2:
@@ -306,10 +310,12 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     if pos.threat_count[us, T_OPEN_FOUR] > 0:  # 3. open four: five next move
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
         return MATE - ply - 3
-    if pos.threat_count[us, T_FOUR_THREE] > 0 and _fours(pos, them) == 0:
+    if (pos.threat_count[us, T_FOUR_THREE] > 0 and _fours(pos, them) == 0
+            and (us == 1 or tab.params[P_RENJU] == 0)):
         # 3b. four-three against no fours: the block of the four cannot touch the three's
         # line (two lines meet only at our stone) nor make a four, so the three becomes an
-        # open four: five on our third move.
+        # open four: five on our third move.  Not for renju black: the point that makes
+        # the straight four may be a foul by then.
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FOUR_THREE))
         return MATE - ply - 5
     if pos.state[PLY] >= tab.points.shape[0]:

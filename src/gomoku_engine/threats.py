@@ -11,6 +11,9 @@ depth-first form strong engines use (rapfi's ``vcfsearch``, KataGomo's ``vcfsolv
   defender may play any point on the attacker's threat lines (blocks) or any four of its
   own; the attacker must win against every such reply.  An attacker node tries VCF first.
 
+Renju: black's fouls are never played (their threat class is ``T_NONE``), and a four of
+white's whose only block is a foul for black wins like a five.
+
 Both are depth-first with a node budget.  VCF keeps a table of positions proven to have no
 VCF within a given number of attacker moves.  Every rule is respected through the line
 patterns (an overline is no five under the exactly-five rule).  The winning line is left
@@ -42,7 +45,7 @@ ABORTED = 2
 LINE_LEN = 3
 DEADLINE = 4  # kernel clock (ns) at which to give up; 0: none
 
-MAX_LINE = MAX_PLY
+MAX_LINE = 2 * MAX_PLY  # plies of a winning line (renju VCFs run past 140 plies)
 VCF_TT_BITS = 18
 
 
@@ -102,6 +105,21 @@ def _five_now(pos: Position, tab: Tables, ts: ThreatState, side: int, ply: int) 
 
 
 @njit
+def _forced_block(pos: Position, tab: Tables, defender: int, block: int) -> int:
+    """The defender's reply to a four whose five point is ``block``.
+
+    Under renju a block that is a foul for black cannot be played: black makes some other
+    legal move (the first in board order) and the attacker's five follows.
+    """
+    if defender != 0 or pos.foul[block] == 0:
+        return block
+    for cell in tab.points:
+        if cell != block and pos.cells[cell] == EMPTY and pos.foul[cell] == 0:
+            return cell
+    return block  # no legal move at all: the board is full of fouls (never in practice)
+
+
+@njit
 def _attacker_moves(pos: Position, tab: Tables, ts: ThreatState, ply: int, side: int,
                     min_threat: int) -> int:
     """Points where ``side`` makes at least ``min_threat`` (below five), strongest first."""
@@ -156,7 +174,7 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
         if pos.threat_count[them, T_FIVE] > 0:  # the defender makes five instead
             unmake_move(pos, tab)
             continue
-        block = find_threat_near(pos, tab, us, T_FIVE, move)
+        block = _forced_block(pos, tab, them, find_threat_near(pos, tab, us, T_FIVE, move))
         make_move(pos, tab, block)
         won = vcf(pos, tab, ts, depth - 1, ply + 2)
         unmake_move(pos, tab)
@@ -201,6 +219,8 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
             if pos.threat_count[them, T_FIVE] > 1:
                 return False
             block = find_threat(pos, tab, them, T_FIVE)
+            if us == 0 and pos.foul[block] != 0:
+                return False  # renju: black cannot block
             make_move(pos, tab, block)
             won = vct(pos, tab, ts, depth - 1, ply + 1, not defending)
             unmake_move(pos, tab)
@@ -234,7 +254,7 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     if pos.threat_count[attacker, T_FIVE] > 0:
         # A four (the block is forced) or an open four (the defender blocks one five
         # point, and the attacker finds the other at its next node).
-        block = find_threat(pos, tab, attacker, T_FIVE)
+        block = _forced_block(pos, tab, defender, find_threat(pos, tab, attacker, T_FIVE))
         make_move(pos, tab, block)
         won = vct(pos, tab, ts, depth, ply + 1, not defending)
         unmake_move(pos, tab)
@@ -246,7 +266,7 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     buf = ts.moves[ply]
     n = 0
     for cell in tab.points:
-        if pos.cells[cell] != EMPTY:
+        if pos.cells[cell] != EMPTY or (defender == 0 and pos.foul[cell] != 0):
             continue
         if pos.threat[defender, cell] >= T_FOUR or defends(pos, attacker, cell):
             buf[n] = cell
