@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku_engine.board import Board
+from gomoku_engine.constants import Rule
 from gomoku_engine.cli import main
 from gomoku_engine.game import foul_reason, play_game
 from gomoku_engine.levels import LEVELS, blunder_move, combine, level_for_strength
@@ -157,21 +158,16 @@ def test_a_game_needs_a_time_limit():
         play_game(GREEDY, GREEDY, turn_ms=0, match_ms=0)
 
 
-def test_foul_hook_uses_the_rules_code_when_there_is_one(monkeypatch):
+def test_foul_hook_uses_the_rules_code():
     board = Board(15)
     assert foul_reason(board, 7, 7) is None  # freestyle: no fouls
-    monkeypatch.setattr(Board, "is_foul", lambda self, x, y: (x, y) == (3, 3), raising=False)
-    assert foul_reason(board, 7, 7) is None
-    assert foul_reason(board, 3, 3) == "foul at 3,3"
-    foul = [sys.executable, "-c",
-            "import sys\n"
-            "for line in sys.stdin:\n"
-            "    w = line.split()[0].upper() if line.split() else ''\n"
-            "    if w == 'START': print('OK', flush=True)\n"
-            "    elif w in ('TURN', 'DONE', 'BEGIN'): print('3,3', flush=True)\n"
-            "    elif w == 'END': break\n"]
-    record = play_game(foul, GREEDY, turn_ms=200, first_move_grace_ms=5000)
-    assert record.winner == 2 and record.reason == "black foul at 3,3"
+    renju = Board(15, rule=Rule.RENJU)
+    for x, y in [(7, 7), (7, 8), (8, 6), (8, 8), (7, 9), (8, 5), (8, 10), (8, 11)]:
+        renju.play(x, y)
+    assert foul_reason(renju, 6, 8) == "played a foul (double three at 6,8)"
+    assert foul_reason(renju, 9, 7) is None
+    renju.play(9, 7)  # white to move: white has no fouls
+    assert foul_reason(renju, 6, 8) is None
 
 
 # --- command line ---------------------------------------------------------------------------
