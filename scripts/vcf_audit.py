@@ -1,0 +1,88 @@
+"""Audit finished games for VCFs the loser allowed (issue 3's self-play check).
+
+Usage: ``python scripts/vcf_audit.py FOLDER [--rule freestyle] [--time-ms 2000]``, where
+FOLDER was written by ``gomoku-engine match --out FOLDER`` (``summary.json`` and one
+``game_NNN.psq`` per game).  For every game won by a five, it finds the loser's first
+move after which the winner has a VCF (the engine's VCF solver, ``--time-ms`` per
+question).  That loss was *allowed* if, in the position before that move, some other
+move of the loser leaves the winner without a VCF (every empty point within two of a
+stone is tried); otherwise the VCF was already unstoppable there (a *forced* loss), or
+the game was lost to something other than a VCF.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from gomoku_engine.constants import Rule
+from gomoku_engine.engine import Engine
+from gomoku_engine.notation import format_point
+from gomoku_engine.records import read_psq
+
+RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
+         "caro": Rule.CARO}
+
+
+def engine_at(moves, size: int, rule: Rule) -> Engine:
+    engine = Engine(size, rule=rule, hash_mb=8)
+    for x, y in moves:
+        engine.board.play(x, y)
+    return engine
+
+
+def has_vcf(engine: Engine, time_ms: float) -> tuple[bool, bool]:
+    """``(win, unknown)`` for the side to move."""
+    result = engine.solve("vcf", time_ms=time_ms)
+    return result.win, result.aborted
+
+
+def audit_game(moves, winner: int, size: int, rule: Rule, time_ms: float) -> str:
+    loser_turns = [i for i in range(len(moves)) if (1 if i % 2 == 0 else 2) != winner]
+    for i in loser_turns:
+        after = engine_at(moves[: i + 1], size, rule)  # the winner to move
+        win, _ = has_vcf(after, time_ms)
+        if not win:
+            continue
+        before = engine_at(moves[:i], size, rule)  # the loser to move
+        board = before.board
+        for y in range(size):
+            for x in range(size):
+                near = any(board.geometry.on_board(x + dx, y + dy) and board.at(x + dx, y + dy)
+                           for dx in range(-2, 3) for dy in range(-2, 3))
+                if not near or not board.is_legal(x, y) or (x, y) == moves[i]:
+                    continue
+                board.play(x, y)
+                win, unknown = has_vcf(before, time_ms)
+                board.undo()
+                if not win and not unknown:
+                    return (f"ALLOWED: move {i + 1} {format_point(moves[i])} let a VCF in; "
+                            f"{format_point((x, y))} would have stopped it")
+        return f"forced: at move {i + 1} every reply already lost to a VCF"
+    return "lost to an attack that was no VCF at any of the loser's moves"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--rule", choices=sorted(RULES), default="freestyle")
+    parser.add_argument("--time-ms", type=float, default=2000.0)
+    args = parser.parse_args()
+    summary = json.loads((args.folder / "summary.json").read_text())
+    counts: dict[str, int] = {}
+    for game in summary["games"]:
+        if game["reason"] != "five":
+            continue
+        width, _, record = read_psq((args.folder / f"game_{game['game']:03d}.psq").read_text())
+        moves = [(x, y) for x, y, _ in record]
+        winner = 1 if game["result"] == "B+" else 2
+        verdict = audit_game(moves, winner, width, RULES[args.rule], args.time_ms)
+        kind = verdict.split(":")[0].split()[0]
+        counts[kind] = counts.get(kind, 0) + 1
+        print(f"game {game['game']:3d}: {verdict}", flush=True)
+    print("summary:", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+if __name__ == "__main__":
+    main()
