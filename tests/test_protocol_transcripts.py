@@ -45,6 +45,8 @@ ABOUT_KEYS = {"name", "version", "author", "country", "www"}
 _MOVE = re.compile(r"(\d+),(\d+)")
 _MOVES = re.compile(r"\d+,\d+( \d+,\d+){1,2}")  # a SWAP2BOARD answer of 2 or 3 stones
 _FORBID = re.compile(r"FORBID (\d{4})*\.")
+#: expectations that list moves: "ONE OF 6,7 11,7" (one of them), "NOT 6,8" (none of them)
+_MOVE_LISTS = {"ONE OF ": "oneof", "NOT ": "not"}
 _PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
 _ABOUT_PAIR = re.compile(r'(\w+)="([^"]*)"')
 
@@ -205,20 +207,14 @@ def parse_transcript(path: Path) -> Transcript:
             transcript.steps.append(Send(_unescape(line[2:], where), lineno))
         elif line.startswith("< "):
             text = line[2:]
-            if text == "MOVE":
-                expect = Expect("move", text, (), lineno)
-            elif text.startswith("NOT "):
-                choices = tuple(text[len("NOT "):].split())
+            prefix = next((p for p in _MOVE_LISTS if text.startswith(p)), None)
+            if text in ("MOVE", "SWAP2"):
+                expect = Expect(text.lower(), text, (), lineno)
+            elif prefix is not None:
+                choices = tuple(text[len(prefix):].split())
                 if not choices or not all(_MOVE.fullmatch(c) for c in choices):
-                    raise ValueError(f"{where}: NOT needs moves x,y")
-                expect = Expect("not", text, choices, lineno)
-            elif text == "SWAP2":
-                expect = Expect("swap2", text, (), lineno)
-            elif text.startswith("ONE OF "):
-                choices = tuple(text[len("ONE OF "):].split())
-                if not choices or not all(_MOVE.fullmatch(c) for c in choices):
-                    raise ValueError(f"{where}: ONE OF needs moves x,y")
-                expect = Expect("oneof", text, choices, lineno)
+                    raise ValueError(f"{where}: {prefix.strip()} needs moves x,y")
+                expect = Expect(_MOVE_LISTS[prefix], text, choices, lineno)
             elif text.endswith("*"):
                 expect = Expect("prefix", text[:-1], (), lineno)
             else:

@@ -84,7 +84,9 @@ import numpy.typing as npt
 
 from .constants import EMPTY, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, PAD, THREE, TWO
 from .jit import atomic_load, monotonic_ns, njit
-from .position import TO_MOVE, Position, Tables, make_move, unmake_move
+from .position import (
+    P_HEIGHT, P_STRIDE, P_WIDTH, TO_MOVE, Position, Tables, make_move, unmake_move,
+)
 
 N_GENES = 7
 POP_INIT = 2000
@@ -272,9 +274,9 @@ def candidates(pos: Position, tab: Tables, margin: int, min_count: int) -> npt.N
     The box grows further while it holds fewer than ``min_count`` empty points and does
     not yet cover the board.  With no stone on the board every empty point is returned.
     """
-    width = tab.params[1]
-    height = tab.params[2]
-    stride = tab.params[3]
+    width = tab.params[P_WIDTH]
+    height = tab.params[P_HEIGHT]
+    stride = tab.params[P_STRIDE]
     x0, y0, x1, y1 = width, height, -1, -1
     for cell in tab.points:
         if pos.cells[cell] != EMPTY:
