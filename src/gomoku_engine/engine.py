@@ -436,27 +436,28 @@ class Engine:
     def _filter_root(self, threat_line: list[int], deadline_ns: int) -> None:
         """Allow only root moves proven to leave the opponent no VCF (if any are found).
 
-        Tried: the points of the opponent's winning line (where strong engines look for
-        the defence) and our own fours; each is checked with a small VCF budget.
+        Every legal point near a stone is a candidate, the points of the opponent's winning
+        line first (where the defence usually is), then by one-ply priority, so a deadline
+        that cuts the checks short leaves the likeliest defences checked
+        (:func:`gomoku_engine.threats.vcf_defences` judges each).
         """
-        board, ss = self.board, self._state
+        board, ss, ts = self.board, self._state, self._threats
         pos, tab = board.position, board.tables
         us = board.to_move - 1
-        candidates = list(dict.fromkeys(threat_line))
-        candidates += [int(c) for c in board.geometry.points
-                       if pos.cells[c] == EMPTY and pos.threat[us, c] >= T_FOUR]
+        points = board.geometry.points
+        empty = points[(pos.cells[points] == EMPTY) & (pos.near[points] != 0)]
+        if us == 0:
+            empty = empty[pos.foul[empty] == 0]
+        priority = pos.value[us, empty].astype(np.int64) + pos.value[1 - us, empty]
+        ordered = empty[np.argsort(-priority, kind="stable")]
+        line = np.array([c for c in dict.fromkeys(threat_line) if c in set(empty.tolist())],
+                        np.int32)
+        candidates = np.concatenate([line, ordered]).astype(np.int32)
         ss.root_allowed[:] = 0
-        allowed = 0
-        for cell in candidates:
-            if pos.cells[cell] != EMPTY:
-                continue
-            make_move(pos, tab, cell)
-            refuted = (self._solve(threats.vcf, ROOT_VCF_DEPTH, REFUTE_VCF_NODES, deadline_ns)
-                       is None and not self._threats.counters[threats.ABORTED])
-            unmake_move(pos, tab)
-            if refuted:
-                ss.root_allowed[cell] = 1
-                allowed += 1
+        ts.counters[threats.DEADLINE] = deadline_ns
+        allowed = threats.vcf_defences(pos, tab, ts, candidates, ROOT_VCF_DEPTH,
+                                       REFUTE_VCF_NODES, ss.root_allowed)
+        ss.counters[NODES] += ts.counters[threats.NODES]
         if allowed:
             ss.counters[ROOT_FILTER] = 1
 

@@ -35,7 +35,8 @@ from .constants import (
 )
 from .jit import atomic_load, monotonic_ns, njit
 from .position import (
-    TO_MOVE, Position, Tables, defends, find_threat, find_threat_near, make_move, unmake_move,
+    TO_MOVE, Position, Tables, defends, find_threat, find_threat_near, make_move, pass_move,
+    unmake_move,
 )
 
 # counters[] indices
@@ -289,6 +290,57 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     ts.line[ply + 1:ply + 1 + saved.shape[0]] = saved
     ts.counters[LINE_LEN] = ply + 1 + saved.shape[0]
     return True
+
+
+@njit
+def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.NDArray[np.int32],
+                 depth: int, nodes_each: int, safe: npt.NDArray[np.int8]) -> int:
+    """Which of our ``candidates`` leave the opponent no VCF?  (The root move filter.)
+
+    For each candidate cell (int32[n], flat cells; occupied ones are skipped) the side to
+    move plays it and the opponent's VCF solver runs with ``nodes_each`` nodes: the move is
+    *safe* (``safe[cell] = 1``, int8[n_cells]) only if the solver proves there is none.  A
+    four of ours is judged after the opponent's forced block, with us to move: it is safe
+    only if the opponent then still has no VCF.  (Asked straight after our four, the solver
+    would see that the opponent must block first and answer "no VCF": a four far from the
+    fight only delays, it does not defend.)
+
+    Stops early when the deadline (``ts.counters[DEADLINE]``) passes or the stop flag is
+    set.  Returns the number of safe moves; ``ts.counters[NODES]`` holds the total nodes.
+    """
+    us = pos.state[TO_MOVE] - 1
+    them = 1 - us
+    c = ts.counters
+    total = 0
+    count = 0
+    for i in range(candidates.shape[0]):
+        cell = candidates[i]
+        if pos.cells[cell] != EMPTY or safe[cell] != 0:
+            continue
+        c[NODES] = 0
+        c[NODE_LIMIT] = nodes_each
+        c[ABORTED] = 0
+        make_move(pos, tab, cell)
+        if pos.threat_count[us, T_FIVE] == 0:
+            won = vcf(pos, tab, ts, depth, np.int64(0))
+        elif pos.threat_count[us, T_FIVE] > 1:
+            won = False  # an open four or double four: we win
+        else:
+            block = _forced_block(pos, tab, them, find_threat_near(pos, tab, us, T_FIVE, cell))
+            make_move(pos, tab, block)
+            pass_move(pos, tab)
+            won = vcf(pos, tab, ts, depth, np.int64(0))
+            pass_move(pos, tab)
+            unmake_move(pos, tab)
+        unmake_move(pos, tab)
+        total += c[NODES]
+        if not won and c[ABORTED] == 0:
+            safe[cell] = 1
+            count += 1
+        if atomic_load(ts.stop) != 0 or (c[DEADLINE] != 0 and monotonic_ns() >= c[DEADLINE]):
+            break
+    c[NODES] = total
+    return count
 
 
 def solve_vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int = 0) -> bool:

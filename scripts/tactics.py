@@ -1,0 +1,69 @@
+"""How many shared tactics positions does the engine get right as a game move?
+
+Usage: ``python scripts/tactics.py [--turn-ms 500 | --nodes N] [--threats] [--vct]
+[--rule R] [--kind win|defend]`` from the repository root, with
+``../shared/puzzles/tactics_dev.jsonl`` beside it.  Each position (a real game's moves) is
+searched as a game move would be; the move counts as right if it is among the position's
+``answers``, wrong if among ``refuted``, else unverified.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+from gomoku_engine.constants import Rule
+from gomoku_engine.engine import Engine, Limits
+from gomoku_engine.timeman import TimeControl
+
+TACTICS = Path(__file__).resolve().parents[1].parent / "shared" / "puzzles" / "tactics_dev.jsonl"
+RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turn-ms", type=int, default=500)
+    parser.add_argument("--nodes", type=int, default=0, help="node budget instead of time")
+    parser.add_argument("--threats", action="store_true")
+    parser.add_argument("--vct", action="store_true")
+    parser.add_argument("--rule", default=None)
+    parser.add_argument("--kind", default=None)
+    parser.add_argument("--verbose", "-v", action="store_true")
+    args = parser.parse_args()
+    records = [json.loads(line) for line in TACTICS.read_text().splitlines() if line.strip()]
+    records = [r for r in records if (args.rule is None or r["rule"] == args.rule)
+               and (args.kind is None or r["kind"] == args.kind)]
+    tally: Counter[tuple[str, str]] = Counter()
+    slowest = 0.0
+    for record in records:
+        engine = Engine(record["size"], rule=RULES[record["rule"]], hash_mb=16)
+        for x, y in record["moves"]:
+            engine.board.play(x, y)
+        if args.nodes:
+            limits = Limits(nodes=args.nodes, depth=60, threats=args.threats, vct=args.vct)
+        else:
+            soft, hard = TimeControl(turn_ms=args.turn_ms).budget(engine.board.ply)
+            limits = Limits(hard_ms=hard, soft_ms=soft, threats=args.threats, vct=args.vct,
+                            start=time.perf_counter())
+        result = engine.search(limits)
+        slowest = max(slowest, result.time_ms)
+        move = list(result.move)
+        verdict = ("right" if move in record["answers"] else
+                   "wrong" if move in record["refuted"] else "unverified")
+        tally[(record["kind"], verdict)] += 1
+        if args.verbose:
+            print(f"{record['id']:28s} {verdict:10s} {tuple(move)} depth {result.depth} "
+                  f"score {result.score} {result.time_ms:.0f} ms", flush=True)
+    for kind in ("win", "defend"):
+        n = sum(v for (k, _), v in tally.items() if k == kind)
+        if n:
+            print(f"{kind:7s} right {tally[(kind, 'right')]}/{n}  wrong {tally[(kind, 'wrong')]}"
+                  f"  unverified {tally[(kind, 'unverified')]}")
+    print(f"slowest move {slowest:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
