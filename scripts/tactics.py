@@ -29,6 +29,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=0, help="node budget instead of time")
     parser.add_argument("--threats", action="store_true")
     parser.add_argument("--vct", action="store_true")
+    parser.add_argument("--no-horizon", action="store_true", help="no VCF at the horizon")
     parser.add_argument("--rule", default=None)
     parser.add_argument("--kind", default=None)
     parser.add_argument("--verbose", "-v", action="store_true")
@@ -43,11 +44,12 @@ def main() -> None:
         for x, y in record["moves"]:
             engine.board.play(x, y)
         if args.nodes:
-            limits = Limits(nodes=args.nodes, depth=60, threats=args.threats, vct=args.vct)
+            limits = Limits(nodes=args.nodes, depth=60, threats=args.threats, vct=args.vct,
+                            horizon_vcf=not args.no_horizon)
         else:
             soft, hard = TimeControl(turn_ms=args.turn_ms).budget(engine.board.ply)
             limits = Limits(hard_ms=hard, soft_ms=soft, threats=args.threats, vct=args.vct,
-                            start=time.perf_counter())
+                            horizon_vcf=not args.no_horizon, start=time.perf_counter())
         result = engine.search(limits)
         slowest = max(slowest, result.time_ms)
         move = list(result.move)

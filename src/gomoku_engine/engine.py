@@ -44,6 +44,12 @@ ROOT_VCT_SHARE = 0.25  # cumulative: our VCF until 5%, theirs 10%, the filter 15
 
 DEFAULT_HASH_MB = 64.0
 
+# ``INFO threats`` bits: which parts of the threat-space search a game move uses.
+THREATS_VCF = 1  #: our VCF and the opponent's (root move filter) at the root
+THREATS_HORIZON = 2  #: a short VCF at the horizon of the alpha-beta search
+THREATS_VCT = 4  #: our VCT at the root
+DEFAULT_THREATS = 0
+
 #: Search algorithms :meth:`Engine.search` can run (``INFO algorithm``, ``--algorithm``).
 ALGORITHMS = ("alphabeta", "ga")
 DEFAULT_ALGORITHM = "alphabeta"
@@ -64,6 +70,8 @@ class Limits:
     threats: bool = False
     #: also a VCT at the root (with ``threats``); 37% in the same test.
     vct: bool = False
+    #: with ``threats``: a short VCF at the horizon of the alpha-beta search
+    horizon_vcf: bool = True
 
 
 @dataclass
@@ -236,7 +244,8 @@ class Engine:
         ss.counters[NODE_LIMIT] = limits.nodes if limits.nodes else 2**62
         ss.counters[DEADLINE], timer = self._start_clock(limits, start)
         ss.counters[ROOT_FILTER] = 0
-        ss.counters[HORIZON_VCF] = HORIZON_VCF_NODES if limits.threats else 0
+        ss.counters[HORIZON_VCF] = (HORIZON_VCF_NODES if limits.threats and limits.horizon_vcf
+                                     else 0)
         if limits.threats:
             won = self._root_threats(limits, start)
             if won is not None:

@@ -28,7 +28,8 @@ from typing import BinaryIO
 from . import __version__
 from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule, mate_in
 from .engine import (
-    ALGORITHMS, DEFAULT_ALGORITHM, Engine, Limits, SearchInfo, SearchResult, warmup,
+    ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_THREATS, THREATS_HORIZON, THREATS_VCF, THREATS_VCT,
+    Engine, Limits, SearchInfo, SearchResult, warmup,
 )
 from .errors import GomokuError
 from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
@@ -75,6 +76,8 @@ class _Settings:
     algorithm: str = DEFAULT_ALGORITHM
     #: ``INFO seed``: seed of the genetic algorithm's random numbers
     seed: int = 0
+    #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
+    threats: int = DEFAULT_THREATS
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
     #: reading while it sends INFO, protocol notes section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
@@ -326,7 +329,7 @@ class ProtocolLoop:
         key = key.lower()
         settings = self._settings
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
-                 "max_depth", "max_node", "show_detail", "strength", "seed"}
+                 "max_depth", "max_node", "show_detail", "strength", "seed", "threats"}
         if key == "algorithm":
             self._set_algorithm(value)
             return
@@ -361,6 +364,8 @@ class ProtocolLoop:
         elif key == "seed":
             settings.seed = number
             self._apply_settings()
+        elif key == "threats":
+            settings.threats = number
 
     def _set_algorithm(self, name: str) -> None:
         """``INFO algorithm alphabeta|ga``; an unknown name is reported and changes nothing."""
@@ -559,7 +564,10 @@ class ProtocolLoop:
         soft, hard = settings.time.budget(board.ply)
         level = LEVELS[settings.level]
         limits = Limits(hard_ms=hard, soft_ms=soft, depth=combine(settings.max_depth, level.depth),
-                        nodes=combine(settings.max_nodes, level.nodes), start=line.arrived)
+                        nodes=combine(settings.max_nodes, level.nodes), start=line.arrived,
+                        threats=bool(settings.threats & THREATS_VCF),
+                        vct=bool(settings.threats & THREATS_VCT),
+                        horizon_vcf=bool(settings.threats & THREATS_HORIZON))
         on_iteration = self._report if settings.show_detail > 0 else None
         if self._stop_requested:
             engine.stop()  # YXSTOP came while this command waited: move at once
