@@ -38,6 +38,57 @@ def has_vcf(engine: Engine, time_ms: float) -> tuple[bool, bool]:
     return result.win, result.aborted
 
 
+def five_points(board, colour: int) -> list[tuple[int, int]]:
+    """Empty points where ``colour`` would make five (a copy of the board is probed)."""
+    points = []
+    for y in range(board.height):
+        for x in range(board.width):
+            if board.at(x, y) == 0:
+                probe = board.copy()
+                probe.play(x, y, colour)
+                if probe.winner == colour:
+                    points.append((x, y))
+    return points
+
+
+def near_points(board) -> list[tuple[int, int]]:
+    """Legal points of the side to move within two of a stone."""
+    return [(x, y) for y in range(board.height) for x in range(board.width)
+            if board.is_legal(x, y)
+            and any(board.geometry.on_board(x + dx, y + dy) and board.at(x + dx, y + dy)
+                    for dx in range(-2, 3) for dy in range(-2, 3))]
+
+
+def stops(engine: Engine, move: tuple[int, int], time_ms: float, fours_left: int = 2) -> bool:
+    """Does ``move`` of the side to move leave the opponent provably without a VCF?
+
+    A four is judged after the opponent's forced block, with us to move again: it stops
+    the VCF only if some move of ours then does (a four alone only delays; asking the
+    solver straight after it would answer "no VCF" because the opponent must block first).
+    """
+    board = engine.board
+    us = board.to_move
+    board.play(*move)
+    try:
+        if board.winner:
+            return True
+        fives = five_points(board, us)
+        if not fives:
+            win, unknown = has_vcf(engine, time_ms)
+            return not win and not unknown
+        if len(fives) > 1 or not board.is_legal(*fives[0]):
+            return True  # open four, double four, or (renju) the block is black's foul
+        if fours_left == 0:
+            return False
+        board.play(*fives[0])  # the forced block (a renju foul block is a loss for black)
+        try:
+            return any(stops(engine, m, time_ms, fours_left - 1) for m in near_points(board))
+        finally:
+            board.undo()
+    finally:
+        board.undo()
+
+
 def audit_game(moves, winner: int, size: int, rule: Rule, time_ms: float) -> str:
     loser_turns = [i for i in range(len(moves)) if (1 if i % 2 == 0 else 2) != winner]
     for i in loser_turns:
@@ -46,19 +97,10 @@ def audit_game(moves, winner: int, size: int, rule: Rule, time_ms: float) -> str
         if not win:
             continue
         before = engine_at(moves[:i], size, rule)  # the loser to move
-        board = before.board
-        for y in range(size):
-            for x in range(size):
-                near = any(board.geometry.on_board(x + dx, y + dy) and board.at(x + dx, y + dy)
-                           for dx in range(-2, 3) for dy in range(-2, 3))
-                if not near or not board.is_legal(x, y) or (x, y) == moves[i]:
-                    continue
-                board.play(x, y)
-                win, unknown = has_vcf(before, time_ms)
-                board.undo()
-                if not win and not unknown:
-                    return (f"ALLOWED: move {i + 1} {format_point(moves[i])} let a VCF in; "
-                            f"{format_point((x, y))} would have stopped it")
+        for move in near_points(before.board):
+            if move != moves[i] and stops(before, move, time_ms):
+                return (f"ALLOWED: move {i + 1} {format_point(moves[i])} let a VCF in; "
+                        f"{format_point(move)} would have stopped it")
         return f"forced: at move {i + 1} every reply already lost to a VCF"
     return "lost to an attack that was no VCF at any of the loser's moves"
 

@@ -40,7 +40,7 @@ ROOT_VCF_NODES = 200_000
 REFUTE_VCF_NODES = 5_000
 ROOT_VCT_DEPTH = 12
 ROOT_VCT_NODES = 300_000
-ROOT_VCT_SHARE = 0.25  # cumulative: our VCF until 5%, theirs 10%, the filter 15%
+ROOT_VCT_SHARE = 0.4  # cumulative: our VCF until 5%, theirs 10%, the filter 30%
 
 DEFAULT_HASH_MB = 64.0
 
@@ -432,7 +432,7 @@ class Engine:
             threat = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, by(0.1))
             pass_move(pos, tab)
             if threat is not None:
-                self._filter_root(threat, by(0.15))
+                self._filter_root(threat, by(0.3))
             if limits.vct:
                 line = self._solve(threats.solve_vct, ROOT_VCT_DEPTH, ROOT_VCT_NODES,
                                    by(ROOT_VCT_SHARE))

@@ -293,53 +293,74 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
 
 
 @njit
-def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.NDArray[np.int32],
-                 depth: int, nodes_each: int, safe: npt.NDArray[np.int8]) -> int:
-    """Which of our ``candidates`` leave the opponent no VCF?  (The root move filter.)
+def _leaves_no_vcf(pos: Position, tab: Tables, ts: ThreatState, cell: int, depth: int,
+                   nodes: int, fours: int, total: npt.NDArray[np.int64]) -> bool:
+    """True if after our move on ``cell`` the opponent provably has no VCF.
 
-    For each candidate cell (int32[n], flat cells; occupied ones are skipped) the side to
-    move plays it and the opponent's VCF solver runs with ``nodes_each`` nodes: the move is
-    *safe* (``safe[cell] = 1``, int8[n_cells]) only if the solver proves there is none.  A
-    four of ours is judged after the opponent's forced block, with us to move: it is safe
-    only if the opponent then still has no VCF.  (Asked straight after our four, the solver
-    would see that the opponent must block first and answer "no VCF": a four far from the
-    fight only delays, it does not defend.)
-
-    Stops early when the deadline (``ts.counters[DEADLINE]``) passes or the stop flag is
-    set.  Returns the number of safe moves; ``ts.counters[NODES]`` holds the total nodes.
+    A four of ours is judged after the opponent's forced block, with us to move again: it
+    is safe if some move of ours then is (checked for ``fours`` more levels of fours).
+    Asked straight after our four, the solver would see that the opponent must block
+    first and answer "no VCF": a four alone only delays, it does not defend.
+    ``total`` (int64[1]) accumulates the solver nodes.
     """
     us = pos.state[TO_MOVE] - 1
     them = 1 - us
     c = ts.counters
-    total = 0
+    make_move(pos, tab, cell)
+    safe = False
+    if pos.threat_count[us, T_FIVE] == 0:
+        c[NODES] = 0
+        c[NODE_LIMIT] = nodes
+        c[ABORTED] = 0
+        safe = not vcf(pos, tab, ts, depth, np.int64(0)) and c[ABORTED] == 0
+        total[0] += c[NODES]
+    elif pos.threat_count[us, T_FIVE] > 1:
+        safe = True  # an open four or double four: we win
+    else:
+        block = _forced_block(pos, tab, them, find_threat_near(pos, tab, us, T_FIVE, cell))
+        make_move(pos, tab, block)
+        if pos.threat_count[them, T_FIVE] > 0:
+            # their block made a four: our reply is forced, judge it like any move
+            reply = find_threat(pos, tab, them, T_FIVE)
+            if pos.threat_count[them, T_FIVE] == 1 and not (us == 0 and pos.foul[reply] != 0):
+                safe = _leaves_no_vcf(pos, tab, ts, reply, depth, nodes, fours, total)
+        elif fours > 0:
+            for other in tab.points:
+                if (pos.cells[other] == EMPTY and pos.near[other] != 0
+                        and not (us == 0 and pos.foul[other] != 0)
+                        and _leaves_no_vcf(pos, tab, ts, other, depth, nodes, fours - 1,
+                                           total)):
+                    safe = True
+                    break
+        unmake_move(pos, tab)
+    unmake_move(pos, tab)
+    return safe
+
+
+@njit
+def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.NDArray[np.int32],
+                 depth: int, nodes_each: int, safe: npt.NDArray[np.int8]) -> int:
+    """Which of our ``candidates`` leave the opponent no VCF?  (The root move filter.)
+
+    Each candidate cell (int32[n], flat cells; occupied ones are skipped) is judged by
+    :func:`_leaves_no_vcf` with ``nodes_each`` solver nodes per question; proven-safe
+    ones get ``safe[cell] = 1`` (int8[n_cells]).  Stops early when the deadline
+    (``ts.counters[DEADLINE]``) passes or the stop flag is set.  Returns the number of safe
+    moves; ``ts.counters[NODES]`` then holds the total solver nodes.
+    """
+    c = ts.counters
+    total = np.zeros(1, np.int64)
     count = 0
     for i in range(candidates.shape[0]):
         cell = candidates[i]
         if pos.cells[cell] != EMPTY or safe[cell] != 0:
             continue
-        c[NODES] = 0
-        c[NODE_LIMIT] = nodes_each
-        c[ABORTED] = 0
-        make_move(pos, tab, cell)
-        if pos.threat_count[us, T_FIVE] == 0:
-            won = vcf(pos, tab, ts, depth, np.int64(0))
-        elif pos.threat_count[us, T_FIVE] > 1:
-            won = False  # an open four or double four: we win
-        else:
-            block = _forced_block(pos, tab, them, find_threat_near(pos, tab, us, T_FIVE, cell))
-            make_move(pos, tab, block)
-            pass_move(pos, tab)
-            won = vcf(pos, tab, ts, depth, np.int64(0))
-            pass_move(pos, tab)
-            unmake_move(pos, tab)
-        unmake_move(pos, tab)
-        total += c[NODES]
-        if not won and c[ABORTED] == 0:
+        if _leaves_no_vcf(pos, tab, ts, np.int64(cell), depth, nodes_each, np.int64(1), total):
             safe[cell] = 1
             count += 1
         if atomic_load(ts.stop) != 0 or (c[DEADLINE] != 0 and monotonic_ns() >= c[DEADLINE]):
             break
-    c[NODES] = total
+    c[NODES] = total[0]
     return count
 
 
