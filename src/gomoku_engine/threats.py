@@ -301,7 +301,8 @@ def _leaves_no_vcf(pos: Position, tab: Tables, ts: ThreatState, cell: int, depth
     is safe if some move of ours then is (checked for ``fours`` more levels of fours).
     Asked straight after our four, the solver would see that the opponent must block
     first and answer "no VCF": a four alone only delays, it does not defend.
-    ``total`` (int64[1]) accumulates the solver nodes.
+    ``total`` (int64[1]) accumulates the solver nodes.  Recursive: every argument it
+    passes itself is an int64 (``tab.points`` holds int32), see :func:`vct`'s note.
     """
     us = pos.state[TO_MOVE] - 1
     them = 1 - us
@@ -323,13 +324,14 @@ def _leaves_no_vcf(pos: Position, tab: Tables, ts: ThreatState, cell: int, depth
             # their block made a four: our reply is forced, judge it like any move
             reply = find_threat(pos, tab, them, T_FIVE)
             if pos.threat_count[them, T_FIVE] == 1 and not (us == 0 and pos.foul[reply] != 0):
-                safe = _leaves_no_vcf(pos, tab, ts, reply, depth, nodes, fours, total)
+                safe = _leaves_no_vcf(pos, tab, ts, np.int64(reply), depth, nodes, fours,
+                                      total)
         elif fours > 0:
             for other in tab.points:
                 if (pos.cells[other] == EMPTY and pos.near[other] != 0
                         and not (us == 0 and pos.foul[other] != 0)
-                        and _leaves_no_vcf(pos, tab, ts, other, depth, nodes, fours - 1,
-                                           total)):
+                        and _leaves_no_vcf(pos, tab, ts, np.int64(other), depth, nodes,
+                                           np.int64(fours - 1), total)):
                     safe = True
                     break
         unmake_move(pos, tab)
