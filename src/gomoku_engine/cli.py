@@ -133,8 +133,8 @@ def bench(depth: int | None) -> None:
 @click.option("--time", "time_ms", type=click.IntRange(1, None), default=1000, show_default=True,
               help="Thinking time in ms.")
 @click.option("--depth", type=click.IntRange(1, 100), default=None, help="Maximum depth.")
-@click.option("--threats/--no-threats", default=False, show_default=True,
-              help="Threat-space search (VCF) at the root and the horizon.")
+@click.option("--threats/--no-threats", default=True, show_default=True,
+              help="Threat-space search (our VCF, the opponent's VCF) at the root.")
 @click.option("--algorithm", type=ALGORITHM_CHOICE, default="alphabeta", show_default=True,
               help=ALGORITHM_HELP)
 @click.option("--seed", type=int, default=0, show_default=True,

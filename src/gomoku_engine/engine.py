@@ -40,7 +40,10 @@ ROOT_VCF_NODES = 200_000
 REFUTE_VCF_NODES = 5_000
 ROOT_VCT_DEPTH = 12
 ROOT_VCT_NODES = 300_000
-ROOT_VCT_SHARE = 0.4  # cumulative: our VCF until 5%, theirs 10%, the filter 30%
+REFUTE_VCT_NODES = 20_000
+MAX_VCT_CHECKED = 8  # filtered root moves checked against the opponent's VCT
+ROOT_VCT_SHARE = 0.6  # cumulative: our VCF until 5%, theirs 10%, the filter 30%, their
+#                       VCT through the filtered moves 45%
 
 DEFAULT_HASH_MB = 64.0
 
@@ -48,7 +51,7 @@ DEFAULT_HASH_MB = 64.0
 THREATS_VCF = 1  #: our VCF and the opponent's (root move filter) at the root
 THREATS_HORIZON = 2  #: a short VCF at the horizon of the alpha-beta search
 THREATS_VCT = 4  #: our VCT at the root
-DEFAULT_THREATS = 0
+DEFAULT_THREATS = THREATS_VCF
 
 #: Search algorithms :meth:`Engine.search` can run (``INFO algorithm``, ``--algorithm``).
 ALGORITHMS = ("alphabeta", "ga")
@@ -64,14 +67,16 @@ class Limits:
     depth: int | None = None  #: deepest iteration
     nodes: int | None = None  #: node budget (checked every 256 nodes)
     start: float | None = None  #: ``time.perf_counter()`` when the move was asked for
-    #: threat-space search in the game search: our VCF and the opponent's (root move
-    #: filter) at the root, and a short VCF at the horizon.  Off by default: at 200 ms a
-    #: move it scored 42% against the same engine without it (README, issue notes).
-    threats: bool = False
-    #: also a VCT at the root (with ``threats``); 37% in the same test.
+    #: threat-space search at the root: our VCF (a forced win is played at once) and the
+    #: opponent's (only moves proven to stop it are searched).  On by default: it keeps
+    #: the engine from walking into a VCF it could have stopped (README, issue 3).
+    threats: bool = True
+    #: with ``threats``: our VCT at the root, and the opponent's VCT through the few
+    #: moves that stop its VCF.  Off by default (costs time, not measured stronger).
     vct: bool = False
-    #: with ``threats``: a short VCF at the horizon of the alpha-beta search
-    horizon_vcf: bool = True
+    #: with ``threats``: a short VCF at the horizon of the alpha-beta search.  Off by
+    #: default: measured weaker in games (session 1 notes in the README).
+    horizon_vcf: bool = False
 
 
 @dataclass
@@ -433,6 +438,8 @@ class Engine:
             pass_move(pos, tab)
             if threat is not None:
                 self._filter_root(threat, by(0.3))
+                if limits.vct and ss.counters[ROOT_FILTER]:
+                    self._drop_vct_losses(by(0.45))
             if limits.vct:
                 line = self._solve(threats.solve_vct, ROOT_VCT_DEPTH, ROOT_VCT_NODES,
                                    by(ROOT_VCT_SHARE))
@@ -442,14 +449,31 @@ class Engine:
         return SearchResult(pv[0], MATE - len(line), len(line), len(line),
                             int(ss.counters[NODES]), _ms_since(start), pv)
 
-    def _filter_root(self, threat_line: list[int], deadline_ns: int) -> None:
-        """Allow only root moves proven to leave the opponent no VCF (if any are found).
+    def vcf_defences(self, time_ms: float | None = 1000.0,
+                     first: list[int] | None = None) -> list[Point]:
+        """Moves of the side to move after which the opponent provably has no VCF.
 
-        Every legal point near a stone is a candidate, the points of the opponent's winning
-        line first (where the defence usually is), then by one-ply priority, so a deadline
-        that cuts the checks short leaves the likeliest defences checked
-        (:func:`gomoku_engine.threats.vcf_defences` judges each).
+        Every legal point near a stone is judged by
+        :func:`gomoku_engine.threats.vcf_defences` (a four of ours after the opponent's
+        forced block), ``first`` (flat cells) before the rest, then by one-ply priority, so
+        a deadline that cuts the checks short leaves the likeliest defences checked.  An
+        empty list means none was proven (every move loses to a VCF, or time ran out).
+
+        :param time_ms: time budget in ms (``None``: only the per-question node budget
+            ``REFUTE_VCF_NODES``).
         """
+        now = kernel_clock_ns()
+        deadline = now + int(time_ms * 1e6) if (now and time_ms is not None) else 0
+        with self._lock:
+            try:
+                allowed = self._safe_moves(first or [], deadline)
+            finally:
+                self._state.stop[0] = 0
+        g = self.board.geometry
+        return [g.xy(int(c)) for c in np.flatnonzero(allowed)]
+
+    def _safe_moves(self, first: list[int], deadline_ns: int) -> np.ndarray:
+        """int8[n_cells] mask of the moves :meth:`vcf_defences` proves safe."""
         board, ss, ts = self.board, self._state, self._threats
         pos, tab = board.position, board.tables
         us = board.to_move - 1
@@ -459,16 +483,46 @@ class Engine:
             empty = empty[pos.foul[empty] == 0]
         priority = pos.value[us, empty].astype(np.int64) + pos.value[1 - us, empty]
         ordered = empty[np.argsort(-priority, kind="stable")]
-        line = np.array([c for c in dict.fromkeys(threat_line) if c in set(empty.tolist())],
-                        np.int32)
+        nearby = set(empty.tolist())
+        line = np.array([c for c in dict.fromkeys(first) if c in nearby], np.int32)
         candidates = np.concatenate([line, ordered]).astype(np.int32)
-        ss.root_allowed[:] = 0
+        allowed = ss.root_allowed
+        allowed[:] = 0
         ts.counters[threats.DEADLINE] = deadline_ns
-        allowed = threats.vcf_defences(pos, tab, ts, candidates, ROOT_VCF_DEPTH,
-                                       REFUTE_VCF_NODES, ss.root_allowed)
+        threats.vcf_defences(pos, tab, ts, candidates, ROOT_VCF_DEPTH, REFUTE_VCF_NODES,
+                             allowed)
         ss.counters[NODES] += ts.counters[threats.NODES]
-        if allowed:
-            ss.counters[ROOT_FILTER] = 1
+        return allowed
+
+    def _filter_root(self, threat_line: list[int], deadline_ns: int) -> None:
+        """Search only root moves proven to leave the opponent no VCF, if there are any
+        (:meth:`vcf_defences`, the points of the opponent's winning line first)."""
+        if self._safe_moves(threat_line, deadline_ns).any():
+            self._state.counters[ROOT_FILTER] = 1
+
+    def _drop_vct_losses(self, deadline_ns: int) -> None:
+        """Among few filtered root moves, drop those after which the opponent has a VCT.
+
+        The VCF filter keeps the moves that stop the opponent's fours; a threat of threes
+        may still win through them.  Each kept move is checked with the VCT solver (an
+        equal share of the time each); a move is dropped only on a proven win, and never
+        the last one.
+        """
+        board, ss = self.board, self._state
+        pos, tab = board.position, board.tables
+        allowed = [int(c) for c in np.flatnonzero(ss.root_allowed)]
+        if len(allowed) > MAX_VCT_CHECKED:
+            return
+        for i, cell in enumerate(allowed):
+            share = 0
+            if deadline_ns:
+                now = kernel_clock_ns()
+                share = now + max(0, deadline_ns - now) // (len(allowed) - i)
+            make_move(pos, tab, cell)
+            lost = self._solve(threats.solve_vct, ROOT_VCT_DEPTH, REFUTE_VCT_NODES, share)
+            unmake_move(pos, tab)
+            if lost is not None and int(ss.root_allowed.sum()) > 1:
+                ss.root_allowed[cell] = 0
 
     def _fallback(self, start: float) -> SearchResult:
         """Highest-priority candidate, or any empty point: used only if no iteration ended."""
@@ -499,9 +553,13 @@ def warmup() -> float:
     engine = Engine(15, hash_mb=1)  # every rule runs the same kernels; only tables differ
     for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
         engine.board.play(x, y)
-    engine.search(Limits(depth=3))
-    engine.search(Limits(depth=3, threats=True, vct=True))  # the threat-search kernels too
+    engine.search(Limits(depth=3, threats=False))
+    engine.search(Limits(depth=3, vct=True, horizon_vcf=True))  # the threat kernels too
     engine.solve("vcf", time_ms=None)
+    defence = Engine(15, hash_mb=1)  # black's open three and white's three: the root filter
+    for x, y in ((7, 7), (0, 0), (8, 7), (1, 1), (9, 7), (2, 2), (5, 9)):
+        defence.board.play(x, y)
+    defence.search(Limits(depth=2, vct=True))
     engine.algorithm = "ga"  # the genetic algorithm's kernels, with a tiny population
     engine.ga_config = ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1, max_generations=2)
     engine.search(Limits(hard_ms=5000))
