@@ -200,19 +200,25 @@ def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     :returns: the number of candidates (0 only on an empty board or a full one).  At the
         root, a filter that would leave no candidate is dropped.
     """
-    n = _collect_moves(pos, tab, ss, ply, tt_move, breadth)
+    n = _collect_moves(pos, tab, ss, ply, tt_move, breadth, True)
     if n == 0 and ply == 0 and ss.counters[ROOT_FILTER] != 0:
-        ss.counters[ROOT_FILTER] = 0
-        n = _collect_moves(pos, tab, ss, ply, tt_move, breadth)
+        # Every move proven to stop the opponent's VCF lies off its threat lines (the
+        # line rule of step 5 drops them all): trust the filter alone, then nothing.
+        n = _collect_moves(pos, tab, ss, ply, tt_move, breadth, False)
+        if n == 0:
+            ss.counters[ROOT_FILTER] = 0
+            n = _collect_moves(pos, tab, ss, ply, tt_move, breadth, True)
     return n
 
 
 @njit
 def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
-                   breadth: int) -> int:
+                   breadth: int, line_rule: bool) -> int:
     us = pos.state[TO_MOVE] - 1
     them = 1 - us
     restricted = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
+    if not line_rule:
+        restricted = False
     moves = ss.move_buf[ply]
     scores = ss.score_buf[ply]
     k0 = ss.killers[ply, 0]
