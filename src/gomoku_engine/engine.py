@@ -139,7 +139,7 @@ class Engine:
     def _new_state(self) -> SearchState:
         g = self.board.geometry
         state = new_search_state(g.n_cells, g.width * g.height, self.hash_mb)
-        self._threats: ThreatState = new_threat_state(g.width * g.height, state.stop)
+        self._threats: ThreatState = new_threat_state(g.width * g.height, state.stop, g.n_cells)
         return state
 
     # --- set-up ----------------------------------------------------------------------------

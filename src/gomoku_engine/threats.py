@@ -31,12 +31,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    EMPTY, MAX_PLY, T_DOUBLE_THREE, T_FIVE, T_FOUR, T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
+    EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_OPEN_THREE, THREE, TWO,
 )
 from .jit import atomic_load, monotonic_ns, njit
 from .position import (
-    TO_MOVE, Position, Tables, defends, find_threat, find_threat_near, make_move, pass_move,
-    unmake_move,
+    TO_MOVE, Position, Tables, find_threat, find_threat_near, make_move, pass_move, unmake_move,
 )
 
 # counters[] indices
@@ -45,9 +44,18 @@ NODE_LIMIT = 1
 ABORTED = 2
 LINE_LEN = 3
 DEADLINE = 4  # kernel clock (ns) at which to give up; 0: none
+STAMP = 5  # last value written to ThreatState.mark
+N_COUNTERS = 6
 
 MAX_LINE = 2 * MAX_PLY  # plies of a winning line (renju VCFs run past 140 plies)
 VCF_TT_BITS = 18
+VCT_TT_BITS = 18
+VCT_KEY_SALT = np.uint64(0x9E3779B97F4A7C15)  # VCT entries apart from any VCF key
+#: most fours (before the five) of the VCF that a quiet VCT move must threaten; quintet's
+#: "threat limit" (its tests need 3, e.g. test_vct_fukumi_move)
+THREAT_DEPTH = 3
+#: most fours of the defender's VCF looked for at every VCT node (quintet uses 2)
+DEFENDER_VCF_DEPTH = 2
 
 
 class ThreatState(NamedTuple):
@@ -57,22 +65,39 @@ class ThreatState(NamedTuple):
     tt_depth: npt.NDArray[np.int8]  #: int8[...] attacker moves that did not suffice
     line: npt.NDArray[np.int32]  #: int32[MAX_LINE] winning line, alternating moves
     moves: npt.NDArray[np.int32]  #: int32[MAX_LINE, n_points] candidate buffers
-    counters: npt.NDArray[np.int64]  #: int64[5] see the index constants above
+    counters: npt.NDArray[np.int64]  #: int64[N_COUNTERS] see the index constants above
     stop: npt.NDArray[np.int64]  #: int64[1] stop flag (shared with the main search)
+    vct_key: npt.NDArray[np.uint64]  #: uint64[2**VCT_TT_BITS] positions without VCT
+    vct_depth: npt.NDArray[np.int8]  #: int8[...] threats that did not suffice
+    mark: npt.NDArray[np.int64]  #: int64[n_cells] point sets of the VCT (see STAMP)
+    #: int32[MAX_LINE] per ply, the VCT move that last won (attacker) or refuted (defender)
+    killer: npt.NDArray[np.int32]
 
 
-def new_threat_state(n_points: int, stop: npt.NDArray[np.int64] | None = None) -> ThreatState:
-    """Allocate the solver arrays; ``stop`` is the flag that aborts a solve (int64[1])."""
+def new_threat_state(n_points: int, stop: npt.NDArray[np.int64] | None = None,
+                     n_cells: int | None = None) -> ThreatState:
+    """Allocate the solver arrays; ``stop`` is the flag that aborts a solve (int64[1]);
+    ``n_cells`` is the padded board's cell count (default: enough for a square board of
+    ``n_points`` points)."""
+    if n_cells is None:
+        side = int(np.ceil(np.sqrt(n_points)))
+        n_cells = (side + 2 * PAD) ** 2
     size = 1 << VCF_TT_BITS
+    vct_size = 1 << VCT_TT_BITS
     return ThreatState(np.zeros(size, np.uint64), np.zeros(size, np.int8),
                        np.zeros(MAX_LINE, np.int32), np.zeros((MAX_LINE, n_points), np.int32),
-                       np.zeros(5, np.int64),
-                       np.zeros(1, np.int64) if stop is None else stop)
+                       np.zeros(N_COUNTERS, np.int64),
+                       np.zeros(1, np.int64) if stop is None else stop,
+                       np.zeros(vct_size, np.uint64), np.zeros(vct_size, np.int8),
+                       np.zeros(n_cells, np.int64), np.full(MAX_LINE, -1, np.int32))
 
 
 def clear_threat_state(ts: ThreatState) -> None:
     ts.tt_key[:] = 0
     ts.tt_depth[:] = 0
+    ts.vct_key[:] = 0
+    ts.vct_depth[:] = 0
+    ts.killer[:] = -1
 
 
 @njit
@@ -192,15 +217,136 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
 
 
 @njit
+def _new_stamp(ts: ThreatState) -> int:
+    """A fresh value for ``ts.mark``: a point is marked when its entry equals it (no clearing)."""
+    ts.counters[STAMP] += 1
+    return ts.counters[STAMP]
+
+
+@njit
+def _mark_line_defences(pos: Position, tab: Tables, ts: ThreatState, start: int, end: int,
+                        stamp: int) -> None:
+    """Mark (``ts.mark[cell] = stamp``) the points where the side to move can break the
+    opponent's VCF ``ts.line[start:end]`` (the opponent to move in that line, ending with its
+    five; the board as now).
+
+    After quintet's ``VCTState::threat_defences`` (renju-note/quintet, src/mate/vct/state.rs):
+    a stone elsewhere leaves every four of the line a four and every block forced, so the
+    line still wins, unless the stone
+
+    * is a point of the line (marked: all of them);
+    * turns one of our forced blocks into a four or five of ours (a counter-four): marked are
+      the points on a block's four lines where our stone makes a four or five there, looked
+      at with the line played up to that block;
+    * renju, we are black and the line ends in a four whose block is a foul for black:
+      marked are the points within five cells of that block on its lines (a black stone
+      there may make it legal).
+
+    Our own fours are not marked here: the callers add them.  The board is restored.
+    """
+    us = pos.state[TO_MOVE] - 1
+    them = 1 - us
+    for i in range(start, end):
+        ts.mark[ts.line[i]] = stamp
+    pass_move(pos, tab)
+    played = 0
+    for i in range(start, end - 1):  # the last move is the five: nothing to answer
+        move = ts.line[i]
+        make_move(pos, tab, move)
+        played += 1
+        if (i - start) % 2 == 0:
+            if us == 0:
+                block = find_threat_near(pos, tab, them, T_FIVE, move)
+                if block >= 0 and pos.foul[block] != 0:
+                    for d in range(4):
+                        step = tab.directions[d]
+                        for k in range(-5, 6):
+                            other = block + k * step
+                            if pos.cells[other] == EMPTY:
+                                ts.mark[other] = stamp
+        else:
+            for d in range(4):
+                step = tab.directions[d]
+                for k in range(-4, 5):
+                    other = move + k * step
+                    if k != 0 and pos.cells[other] == EMPTY:
+                        p = pos.patterns[us, other, d]
+                        if p == FOUR or p == OPEN_FOUR or p == FIVE:
+                            ts.mark[other] = stamp
+    for _ in range(played):
+        unmake_move(pos, tab)
+    pass_move(pos, tab)
+
+
+@njit
+def _sort_by_score(pos: Position, ts: ThreatState, ply: int, n: int, side: int) -> None:
+    """Order ``ts.moves[ply, :n]`` by ``side``'s threat class, then by both colours' point
+    values, strongest first (insertion sort: the lists are short); the ply's killer (the
+    move that last won, or refuted, at this ply: siblings often share it) goes first."""
+    buf = ts.moves[ply]
+    other = 1 - side
+    killer = ts.killer[ply]
+    for i in range(1, n):
+        cell = buf[i]
+        score = (np.int64(pos.threat[side, cell]) << 32) + pos.value[side, cell] \
+            + pos.value[other, cell]
+        if cell == killer:
+            score = np.int64(1) << 40
+        j = i
+        while j > 0:
+            prev = buf[j - 1]
+            prev_score = (np.int64(pos.threat[side, prev]) << 32) + pos.value[side, prev] \
+                + pos.value[other, prev]
+            if prev == killer:
+                prev_score = np.int64(1) << 40
+            if prev_score >= score:
+                break
+            buf[j] = prev
+            j -= 1
+        buf[j] = cell
+
+
+@njit
+def _vct_probe(ts: ThreatState, key: np.uint64, depth: int) -> bool:
+    """True if the table proves "no VCT within ``depth``" for the attacker to move."""
+    slot = key & np.uint64(ts.vct_key.shape[0] - 1)
+    return ts.vct_key[slot] == key and ts.vct_depth[slot] >= depth
+
+
+@njit
+def _vct_store(ts: ThreatState, key: np.uint64, depth: int) -> None:
+    slot = key & np.uint64(ts.vct_key.shape[0] - 1)
+    ts.vct_key[slot] = key
+    ts.vct_depth[slot] = min(depth, 127)
+
+
+@njit
 def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
         defending: bool) -> bool:
-    """True if the attacker wins by at most ``depth`` threats (fours, threes), then five.
+    """True if the attacker wins by at most ``depth`` threats, then a five.
 
-    The attacker is the side to move when ``defending`` is False; with ``defending`` True
-    the defender is to move, answering the attacker's last threat, and the attacker must
-    win against every reply.  On True, ``ts.line[ply:ts.counters[LINE_LEN]]`` is one
-    winning line (its defender moves are the first replies tried; every other reply was
-    proven to lose too).
+    A *threat* is a four, or any move after which the attacker, were it to move again, would
+    win by a VCF of at most ``THREAT_DEPTH`` fours (an open three, a double three, and the
+    quiet moves that build a short VCF, such as quintet's "fukumi" moves).  This is the
+    threat definition of quintet's VCT solver (renju-note/quintet, src/mate/vct/:
+    ``generator.rs``, ``state.rs``), reimplemented:
+
+    * attacker node (``defending`` False): five, forced block of the defender's four, VCF
+      (``depth`` fours), then every candidate threat: fours, open and double threes, and the
+      points where two of the attacker's lines have a two or better.  If the defender would
+      have a VCF of at most ``DEFENDER_VCF_DEPTH`` fours after a pass, only moves that may
+      break it (its points, see :func:`_mark_line_defences`) and fours are tried.  A table
+      (``ts.vct_key``/``vct_depth``) keeps positions proven to have no VCT within a depth.
+    * defender node (``defending`` True): the defender's five refutes; the attacker's five
+      point forces the block.  Otherwise the attacker's threat is found by a VCF after a
+      pass (none: the attacker made no threat, no win); a defender VCF refutes; the
+      defender's candidate replies are the points that may break the attacker's threat
+      line (:func:`_mark_line_defences`) and the defender's fours, and the attacker must win
+      after every one of them.
+
+    With ``defending`` True the defender is to move, answering the attacker's last threat.
+    On True, ``ts.line[ply:ts.counters[LINE_LEN]]`` is one winning line (its defender moves
+    are the first replies tried; every other candidate reply was proven to lose too).
 
     One self-recursive function rather than two mutually recursive ones: numba's on-disk
     cache crashes on mutual recursion.  Callers in jitted code must pass non-literal
@@ -228,24 +374,61 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
             if won:
                 _record(ts, ply, block)
             return won
+        key = pos.key[0] ^ VCT_KEY_SALT
+        if _vct_probe(ts, key, depth):
+            return False
         if vcf(pos, tab, ts, depth, ply):
             return True
+        if ts.counters[ABORTED] or depth == 1:
+            # (with one move left only a double five point wins, and the VCF tried those)
+            return False
+        # The defender's threat: were we to pass, would it win by a short VCF?  Then only
+        # moves that may break that VCF (and our fours, which force) can win.
+        restrict = -1
+        pass_move(pos, tab)
+        threatened = vcf(pos, tab, ts, np.int64(DEFENDER_VCF_DEPTH), ply + 1)
+        pass_move(pos, tab)
         if ts.counters[ABORTED]:
             return False
-        n = _attacker_moves(pos, tab, ts, ply, us, T_OPEN_THREE)
+        if threatened:
+            restrict = _new_stamp(ts)
+            _mark_line_defences(pos, tab, ts, ply + 1, ts.counters[LINE_LEN], restrict)
+        buf = ts.moves[ply]
+        n = 0
+        for cell in tab.points:
+            if pos.cells[cell] != EMPTY or (us == 0 and pos.foul[cell] != 0):
+                continue
+            t = pos.threat[us, cell]
+            if t >= T_FIVE:
+                continue
+            if t < T_FOUR:
+                if restrict >= 0 and ts.mark[cell] != restrict:
+                    continue
+                if t < T_OPEN_THREE:
+                    lines = 0
+                    best = 0
+                    for d in range(4):
+                        p = pos.patterns[us, cell, d]
+                        if TWO <= p <= THREE:  # a two, an open two or a closed three
+                            lines += 1
+                            best = max(best, p)
+                    if lines < 2 or best < OPEN_TWO:
+                        continue
+            buf[n] = cell
+            n += 1
+        _sort_by_score(pos, ts, ply, n, us)
         for i in range(n):
             move = ts.moves[ply, i]
-            threat = pos.threat[us, move]
-            if threat != T_OPEN_THREE and threat != T_DOUBLE_THREE:
-                continue  # fours were tried by the VCF above
             make_move(pos, tab, move)
             won = vct(pos, tab, ts, depth - 1, ply + 1, not defending)
             unmake_move(pos, tab)
             if won:
                 _record(ts, ply, move)
+                ts.killer[ply] = move
                 return True
             if ts.counters[ABORTED]:
                 return False
+        _vct_store(ts, key, depth)
         return False
 
     defender = pos.state[TO_MOVE] - 1
@@ -262,16 +445,37 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
         if won:
             _record(ts, ply, block)
         return won
-    if pos.threat_count[attacker, T_OPEN_FOUR] + pos.threat_count[attacker, T_FOUR_THREE] == 0:
-        return False  # nothing threatens to win: the defender has a free move
+    if depth <= 0:
+        return False
+    # The attacker's threat: its VCF were the defender to pass.
+    pass_move(pos, tab)
+    threat = vcf(pos, tab, ts, np.int64(min(depth, THREAT_DEPTH)), ply + 1)
+    pass_move(pos, tab)
+    if not threat or ts.counters[ABORTED]:
+        return False  # no threat: the defender has a free move
+    stamp = _new_stamp(ts)
+    _mark_line_defences(pos, tab, ts, ply + 1, ts.counters[LINE_LEN], stamp)
+    if vcf(pos, tab, ts, np.int64(DEFENDER_VCF_DEPTH), ply):
+        return False  # the defender wins first
+    if ts.counters[ABORTED]:
+        return False
     buf = ts.moves[ply]
     n = 0
     for cell in tab.points:
         if pos.cells[cell] != EMPTY or (defender == 0 and pos.foul[cell] != 0):
             continue
-        if pos.threat[defender, cell] >= T_FOUR or defends(pos, attacker, cell):
+        if ts.mark[cell] == stamp or pos.threat[defender, cell] >= T_FOUR:
             buf[n] = cell
             n += 1
+    if n == 0:
+        # Every point that could break the threat is a foul for black: any legal move
+        # loses like the others, so one of them is searched to prove it.
+        for cell in tab.points:
+            if pos.cells[cell] == EMPTY and pos.foul[cell] == 0:
+                buf[0] = cell
+                n = 1
+                break
+    _sort_by_score(pos, ts, ply, n, defender)
     first = -1
     saved = np.empty(0, np.int32)
     for i in range(n):
@@ -280,12 +484,14 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
         won = vct(pos, tab, ts, depth, ply + 1, not defending)
         unmake_move(pos, tab)
         if not won:
+            if ts.counters[ABORTED] == 0:
+                ts.killer[ply] = reply
             return False
         if first < 0:
             first = reply
             saved = ts.line[ply + 1:ts.counters[LINE_LEN]].copy()
     if first < 0:
-        return False
+        return False  # (n == 0 is handled above)
     _record(ts, ply, first)
     ts.line[ply + 1:ply + 1 + saved.shape[0]] = saved
     ts.counters[LINE_LEN] = ply + 1 + saved.shape[0]
@@ -344,5 +550,15 @@ def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.ND
 
 
 def solve_vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int = 0) -> bool:
-    """:func:`vct` for the side to move (a plain Python entry point, see vct's note)."""
-    return bool(vct(pos, tab, ts, depth, ply, False))
+    """:func:`vct` for the side to move, by iterative deepening on the number of threats
+    (a plain Python entry point, see vct's note).
+
+    The shallow iterations are cheap and find short wins first; the deeper ones reuse
+    their "no VCT within d" table entries and VCF table.
+    """
+    for d in range(1, depth + 1):
+        if vct(pos, tab, ts, d, ply, False):
+            return True
+        if ts.counters[ABORTED]:
+            return False
+    return False
