@@ -493,6 +493,9 @@ def warmup() -> float:
     engine.search(Limits(depth=3))
     engine.search(Limits(depth=3, threats=True, vct=True))  # the threat-search kernels too
     engine.solve("vcf", time_ms=None)
+    engine.solve("vct", time_ms=None, depth=2)
+    # (solve compiles the line walk only when it proves a win)
+    threats.vct_line(engine.board.position, engine.board.tables, engine._threats, 2, 0)
     engine.algorithm = "ga"  # the genetic algorithm's kernels, with a tiny population
     engine.ga_config = ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1, max_generations=2)
     engine.search(Limits(hard_ms=5000))
