@@ -10,7 +10,7 @@ import pytest
 
 from gomoku_engine.board import Board
 from gomoku_engine.constants import BLACK, WHITE, Rule
-from gomoku_engine.engine import Engine, Limits
+from gomoku_engine.engine import Engine, Limits, warmup
 
 from conftest import load_jsonl
 
@@ -109,8 +109,6 @@ def reference_vcf(board: Board, attacker: int, depth: int) -> bool:
 #: VCT puzzles the solver does not prove within 5 s (issue 3 is open): strict, so a
 #: puzzle that starts to pass must be taken off this list.
 VCT_NOT_SOLVED = {
-    "quintet-test_vct_white", "quintet-test_vct_counter", "quintet-test_vct_forbidden_breaker",
-    "quintet-test_vct_fukumi_move", "quintet-test_vct_dual_forbiddens",
     "quintet-bench_vct_black", "quintet-bench_vct_white", "quintet-bench_vct_unstable",
     "quintet-bench_vct_small_but_long",
 }
@@ -128,8 +126,15 @@ def vcf_puzzles(kinds=("vcf", "vct")):
     return params
 
 
+@pytest.fixture(scope="module")
+def compiled():
+    """Compile the kernels first: the puzzles are timed, and a cold numba cache (after any
+    source change) would spend the first puzzle's seconds compiling."""
+    warmup()
+
+
 @pytest.mark.parametrize("record", vcf_puzzles())
-def test_shared_threat_puzzles(record):
+def test_shared_threat_puzzles(record, compiled):
     rule = RULES[record["rule"]]
     kind = record["expected"]["kind"]
     to_move = BLACK if record["to_move"] == "black" else WHITE
@@ -162,6 +167,61 @@ def test_engine_plays_the_winning_threat(record):
     assert engine.solve("vcf", time_ms=2000).win
 
 
+#: VCT puzzles small enough to check every legal defender reply, and the plain
+#: depth-first solver against df-pn
+SMALL_VCT = ("quintet-test_vct_black", "quintet-test_vct_white", "quintet-test_vct_counter",
+             "quintet-test_vct_forbidden_breaker")
+
+
+def small_vct_records():
+    return [r for r in load_jsonl("puzzles_dev.jsonl") if r["id"] in SMALL_VCT]
+
+
+@pytest.mark.parametrize("record", small_vct_records(), ids=lambda r: r["id"])
+def test_vct_win_survives_every_reply(record):
+    """The solver answers a threat only on the points that can break it: check that the
+    attacker still wins after *every* legal reply to its first move, not only those."""
+    to_move = BLACK if record["to_move"] == "black" else WHITE
+    engine = engine_from_stones(record["size"], Rule.RENJU, record["black"], record["white"],
+                                to_move)
+    result = engine.solve("vct", time_ms=5000)
+    assert result.win
+    board = engine.board
+    board.play(*result.line[0])
+    replies = [(x, y) for y in range(board.height) for x in range(board.width)
+               if board.is_legal(x, y)]
+    assert len(replies) > 150
+    for x, y in replies:
+        board.play(x, y)
+        if board.winner is None:
+            assert engine.solve("vct", time_ms=5000).win, (record["id"], (x, y))
+        board.undo()
+
+
+@pytest.mark.parametrize("record", small_vct_records(), ids=lambda r: r["id"])
+def test_plain_vct_agrees_with_dfpn(record):
+    """The depth-first :func:`threats.vct` and df-pn search the same tree: both prove the
+    puzzle, and neither proves it with one threat less than the other needs."""
+    from gomoku_engine import threats
+
+    to_move = BLACK if record["to_move"] == "black" else WHITE
+    engine = engine_from_stones(record["size"], Rule.RENJU, record["black"], record["white"],
+                                to_move)
+    pos, tab, ts = engine.board.position, engine.board.tables, engine._threats
+    ts.counters[threats.NODE_LIMIT] = 2_000_000
+    shortest = {}
+    for name, solve in (("dfs", lambda d: threats.vct(pos, tab, ts, d, 0, False)),
+                        ("dfpn", lambda d: threats.solve_vct(pos, tab, ts, d))):
+        threats.clear_threat_state(ts)
+        for depth in range(1, 9):
+            ts.counters[threats.NODES] = 0
+            if solve(depth):
+                shortest[name] = depth
+                break
+            assert not ts.counters[threats.ABORTED]
+    assert shortest["dfs"] == shortest["dfpn"], shortest
+
+
 def test_recursive_kernels_are_compiled_once():
     """A literal argument from jitted code would add a second specialisation of a recursive
     kernel, and such a kernel crashes when numba loads it back from its cache."""
@@ -182,7 +242,7 @@ def test_recursive_kernels_are_compiled_once():
         "    d.board.play(x, y)\n"
         "d.search(Limits(depth=3, threats=True))\n"
         "print(len(search.negamax.signatures), len(threats.vcf.signatures),\n"
-        "      len(threats.vct.signatures), len(threats._leaves_no_vcf.signatures),\n"
+        "      len(threats.vct_dfpn.signatures), len(threats._leaves_no_vcf.signatures),\n"
         "      len(rules._foul_type.signatures))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, check=True).stdout

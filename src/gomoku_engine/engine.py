@@ -152,7 +152,7 @@ class Engine:
     def _new_state(self) -> SearchState:
         g = self.board.geometry
         state = new_search_state(g.n_cells, g.width * g.height, self.hash_mb)
-        self._threats: ThreatState = new_threat_state(g.width * g.height, state.stop)
+        self._threats: ThreatState = new_threat_state(g.width * g.height, state.stop, g.n_cells)
         return state
 
     # --- set-up ----------------------------------------------------------------------------
@@ -560,6 +560,9 @@ def warmup() -> float:
     for x, y in ((7, 7), (0, 0), (8, 7), (1, 1), (9, 7), (2, 2), (5, 9)):
         defence.board.play(x, y)
     defence.search(Limits(depth=2, vct=True))
+    engine.solve("vct", time_ms=None, depth=2)
+    # (solve compiles the line walk only when it proves a win)
+    threats.vct_line(engine.board.position, engine.board.tables, engine._threats, 2, 0)
     engine.algorithm = "ga"  # the genetic algorithm's kernels, with a tiny population
     engine.ga_config = ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1, max_generations=2)
     engine.search(Limits(hard_ms=5000))

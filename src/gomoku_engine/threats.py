@@ -7,15 +7,20 @@ depth-first form strong engines use (rapfi's ``vcfsearch``, KataGomo's ``vcfsolv
   is forced (the block of the five point), unless the defender can make five itself, which
   refutes the four.  When the defender's block makes a four of its own, the attacker's
   next move must block it and still be a four.
-* **VCT**: the attacker may also make open threes (and double threes).  After a three the
-  defender may play any point on the attacker's threat lines (blocks) or any four of its
-  own; the attacker must win against every such reply.  An attacker node tries VCF first.
+* **VCT**: the attacker may also make *threats*: moves after which, were it to move again,
+  it would win by a short VCF (open threes, double threes, quiet "fukumi" moves).  The
+  defender answers on the points that can break that VCF, or with a four of its own; the
+  attacker must win against every such reply.  An attacker node tries VCF first.  This
+  is quintet's definition (renju-note/quintet, ``src/mate/vct``).  :func:`solve_vct`
+  searches it by depth-first proof-number search (:func:`vct_dfpn`), deepening the
+  number of threats; :func:`vct` is the plain depth-first search of the same tree.
 
 Renju: black's fouls are never played (their threat class is ``T_NONE``), and a four of
 white's whose only block is a foul for black wins like a five.
 
-Both are depth-first with a node budget.  VCF keeps a table of positions proven to have no
-VCF within a given number of attacker moves.  Every rule is respected through the line
+All are depth-first with a node budget.  VCF keeps a table of positions proven to have no
+VCF within a given number of attacker moves; VCT one of positions without VCT, df-pn one
+of proof and disproof numbers.  Every rule is respected through the line
 patterns (an overline is no five under the exactly-five rule).  The winning line is left
 in ``ThreatState.line`` (attacker and defender moves alternating, ending with the five).
 
@@ -31,12 +36,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    EMPTY, MAX_PLY, T_DOUBLE_THREE, T_FIVE, T_FOUR, T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
+    EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_OPEN_THREE, THREE, TWO,
 )
 from .jit import atomic_load, monotonic_ns, njit
 from .position import (
-    TO_MOVE, Position, Tables, defends, find_threat, find_threat_near, make_move, pass_move,
-    unmake_move,
+    TO_MOVE, Position, Tables, find_threat, find_threat_near, make_move, pass_move, unmake_move,
 )
 
 # counters[] indices
@@ -45,9 +49,24 @@ NODE_LIMIT = 1
 ABORTED = 2
 LINE_LEN = 3
 DEADLINE = 4  # kernel clock (ns) at which to give up; 0: none
+STAMP = 5  # last value written to ThreatState.mark
+N_COUNTERS = 6
 
 MAX_LINE = 2 * MAX_PLY  # plies of a winning line (renju VCFs run past 140 plies)
 VCF_TT_BITS = 18
+VCT_TT_BITS = 18
+VCT_KEY_SALT = np.uint64(0x9E3779B97F4A7C15)  # VCT entries apart from any VCF key
+#: most fours (before the five) of the VCF that a quiet VCT move must threaten; quintet's
+#: "threat limit" (its tests need 3, e.g. test_vct_fukumi_move)
+THREAT_DEPTH = 3
+#: most fours of the defender's VCF looked for at every VCT node (quintet uses 2)
+DEFENDER_VCF_DEPTH = 2
+DEFENDER_SALT = np.uint64(0x3C6EF372FE94F82B)  # proof-number entries of defender nodes
+PN_INF = 1 << 30  # proof / disproof number of a settled node
+PN_TT_BITS = 18
+# _children results besides a move count
+NO_WIN = 0
+WON = -1
 
 
 class ThreatState(NamedTuple):
@@ -57,22 +76,48 @@ class ThreatState(NamedTuple):
     tt_depth: npt.NDArray[np.int8]  #: int8[...] attacker moves that did not suffice
     line: npt.NDArray[np.int32]  #: int32[MAX_LINE] winning line, alternating moves
     moves: npt.NDArray[np.int32]  #: int32[MAX_LINE, n_points] candidate buffers
-    counters: npt.NDArray[np.int64]  #: int64[5] see the index constants above
+    counters: npt.NDArray[np.int64]  #: int64[N_COUNTERS] see the index constants above
     stop: npt.NDArray[np.int64]  #: int64[1] stop flag (shared with the main search)
+    vct_key: npt.NDArray[np.uint64]  #: uint64[2**VCT_TT_BITS] positions without VCT
+    vct_depth: npt.NDArray[np.int8]  #: int8[...] threats that did not suffice
+    mark: npt.NDArray[np.int64]  #: int64[n_cells] point sets of the VCT (see STAMP)
+    #: int32[MAX_LINE] per ply, the VCT move that last won (attacker) or refuted (defender)
+    killer: npt.NDArray[np.int32]
+    pn_key: npt.NDArray[np.uint64]  #: uint64[2**PN_TT_BITS] proof-number table keys
+    pn_value: npt.NDArray[np.int64]  #: int64[2**PN_TT_BITS, 3] pn, dn, winning move
+    pn_child: npt.NDArray[np.int64]  #: int64[MAX_LINE, n_points] children's pn per ply
+    dn_child: npt.NDArray[np.int64]  #: int64[MAX_LINE, n_points] children's dn per ply
 
 
-def new_threat_state(n_points: int, stop: npt.NDArray[np.int64] | None = None) -> ThreatState:
-    """Allocate the solver arrays; ``stop`` is the flag that aborts a solve (int64[1])."""
+def new_threat_state(n_points: int, stop: npt.NDArray[np.int64] | None = None,
+                     n_cells: int | None = None) -> ThreatState:
+    """Allocate the solver arrays; ``stop`` is the flag that aborts a solve (int64[1]);
+    ``n_cells`` is the padded board's cell count (default: enough for a square board of
+    ``n_points`` points)."""
+    if n_cells is None:
+        side = int(np.ceil(np.sqrt(n_points)))
+        n_cells = (side + 2 * PAD) ** 2
     size = 1 << VCF_TT_BITS
+    vct_size = 1 << VCT_TT_BITS
     return ThreatState(np.zeros(size, np.uint64), np.zeros(size, np.int8),
                        np.zeros(MAX_LINE, np.int32), np.zeros((MAX_LINE, n_points), np.int32),
-                       np.zeros(5, np.int64),
-                       np.zeros(1, np.int64) if stop is None else stop)
+                       np.zeros(N_COUNTERS, np.int64),
+                       np.zeros(1, np.int64) if stop is None else stop,
+                       np.zeros(vct_size, np.uint64), np.zeros(vct_size, np.int8),
+                       np.zeros(n_cells, np.int64), np.full(MAX_LINE, -1, np.int32),
+                       np.zeros(1 << PN_TT_BITS, np.uint64),
+                       np.zeros((1 << PN_TT_BITS, 3), np.int64),
+                       np.zeros((MAX_LINE, n_points), np.int64),
+                       np.zeros((MAX_LINE, n_points), np.int64))
 
 
 def clear_threat_state(ts: ThreatState) -> None:
     ts.tt_key[:] = 0
     ts.tt_depth[:] = 0
+    ts.vct_key[:] = 0
+    ts.vct_depth[:] = 0
+    ts.killer[:] = -1
+    ts.pn_key[:] = 0
 
 
 @njit
@@ -192,15 +237,345 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
 
 
 @njit
+def _new_stamp(ts: ThreatState) -> int:
+    """A fresh value for ``ts.mark``: a point is marked when its entry equals it (no clearing)."""
+    ts.counters[STAMP] += 1
+    return ts.counters[STAMP]
+
+
+@njit
+def _mark_line_defences(pos: Position, tab: Tables, ts: ThreatState, start: int, end: int,
+                        stamp: int) -> None:
+    """Mark (``ts.mark[cell] = stamp``) the points where the side to move can break the
+    opponent's VCF ``ts.line[start:end]`` (the opponent to move in that line, ending with its
+    five; the board as now).
+
+    After quintet's ``VCTState::threat_defences`` (renju-note/quintet, src/mate/vct/state.rs):
+    a stone elsewhere leaves every four of the line a four and every block forced, so the
+    line still wins, unless the stone
+
+    * is a point of the line (marked: all of them);
+    * turns one of our forced blocks into a four or five of ours (a counter-four): marked are
+      the points on a block's four lines where our stone makes a four or five there, looked
+      at with the line played up to that block;
+    * renju, we are black and the line ends in a four whose block is a foul for black:
+      marked are the points within five cells of that block on its lines (a black stone
+      there may make it legal).
+
+    Our own fours are not marked here: the callers add them.  The board is restored.
+    """
+    us = pos.state[TO_MOVE] - 1
+    them = 1 - us
+    for i in range(start, end):
+        ts.mark[ts.line[i]] = stamp
+    pass_move(pos, tab)
+    played = 0
+    for i in range(start, end - 1):  # the last move is the five: nothing to answer
+        move = ts.line[i]
+        make_move(pos, tab, move)
+        played += 1
+        if (i - start) % 2 == 0:
+            if us == 0:
+                block = find_threat_near(pos, tab, them, T_FIVE, move)
+                if block >= 0 and pos.foul[block] != 0:
+                    for d in range(4):
+                        step = tab.directions[d]
+                        for k in range(-5, 6):
+                            other = block + k * step
+                            if pos.cells[other] == EMPTY:
+                                ts.mark[other] = stamp
+        else:
+            for d in range(4):
+                step = tab.directions[d]
+                for k in range(-4, 5):
+                    other = move + k * step
+                    if k != 0 and pos.cells[other] == EMPTY:
+                        p = pos.patterns[us, other, d]
+                        if p == FOUR or p == OPEN_FOUR or p == FIVE:
+                            ts.mark[other] = stamp
+    for _ in range(played):
+        unmake_move(pos, tab)
+    pass_move(pos, tab)
+
+
+@njit
+def _sort_by_score(pos: Position, ts: ThreatState, ply: int, n: int, side: int) -> None:
+    """Order ``ts.moves[ply, :n]`` by ``side``'s threat class, then by both colours' point
+    values, strongest first (insertion sort: the lists are short); the ply's killer (the
+    move that last won, or refuted, at this ply: siblings often share it) goes first."""
+    buf = ts.moves[ply]
+    other = 1 - side
+    killer = ts.killer[ply]
+    for i in range(1, n):
+        cell = buf[i]
+        score = (np.int64(pos.threat[side, cell]) << 32) + pos.value[side, cell] \
+            + pos.value[other, cell]
+        if cell == killer:
+            score = np.int64(1) << 40
+        j = i
+        while j > 0:
+            prev = buf[j - 1]
+            prev_score = (np.int64(pos.threat[side, prev]) << 32) + pos.value[side, prev] \
+                + pos.value[other, prev]
+            if prev == killer:
+                prev_score = np.int64(1) << 40
+            if prev_score >= score:
+                break
+            buf[j] = prev
+            j -= 1
+        buf[j] = cell
+
+
+@njit
+def _vct_probe(ts: ThreatState, key: np.uint64, depth: int) -> bool:
+    """True if the table proves "no VCT within ``depth``" for the attacker to move."""
+    slot = key & np.uint64(ts.vct_key.shape[0] - 1)
+    return ts.vct_key[slot] == key and ts.vct_depth[slot] >= depth
+
+
+@njit
+def _vct_store(ts: ThreatState, key: np.uint64, depth: int) -> None:
+    slot = key & np.uint64(ts.vct_key.shape[0] - 1)
+    ts.vct_key[slot] = key
+    ts.vct_depth[slot] = min(depth, 127)
+
+
+@njit
+def _children(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
+              defending: bool) -> int:
+    """The moves of a VCT node, as :func:`vct` defines them, into ``ts.moves[ply]``.
+
+    Returns their number (at least 1), or ``NO_WIN`` (0: the attacker has no win here) or
+    ``WON`` (-1: the attacker wins by a five or a VCF, its line at ``ts.line[ply:]``).  The
+    children of an attacker node are defender nodes with one threat less (``depth - 1``),
+    those of a defender node attacker nodes with ``depth``.
+    """
+    buf = ts.moves[ply]
+    if not defending:
+        us = pos.state[TO_MOVE] - 1
+        them = 1 - us
+        if _five_now(pos, tab, ts, us, ply):
+            return WON
+        if depth <= 0 or ply + 3 >= MAX_LINE:
+            return NO_WIN
+        if pos.threat_count[them, T_FIVE] > 0:
+            if pos.threat_count[them, T_FIVE] > 1:
+                return NO_WIN
+            block = find_threat(pos, tab, them, T_FIVE)
+            if us == 0 and pos.foul[block] != 0:
+                return NO_WIN  # renju: black cannot block
+            buf[0] = block
+            return 1
+        if vcf(pos, tab, ts, depth, ply):
+            return WON
+        if ts.counters[ABORTED] or depth == 1:
+            return NO_WIN
+        restrict = -1
+        pass_move(pos, tab)
+        threatened = vcf(pos, tab, ts, np.int64(DEFENDER_VCF_DEPTH), ply + 1)
+        pass_move(pos, tab)
+        if ts.counters[ABORTED]:
+            return NO_WIN
+        if threatened:
+            restrict = _new_stamp(ts)
+            _mark_line_defences(pos, tab, ts, ply + 1, ts.counters[LINE_LEN], restrict)
+        n = 0
+        for cell in tab.points:
+            if pos.cells[cell] != EMPTY or (us == 0 and pos.foul[cell] != 0):
+                continue
+            t = pos.threat[us, cell]
+            if t >= T_FIVE:
+                continue
+            if t < T_FOUR:
+                if restrict >= 0 and ts.mark[cell] != restrict:
+                    continue
+                if t < T_OPEN_THREE:
+                    lines = 0
+                    best = 0
+                    for d in range(4):
+                        p = pos.patterns[us, cell, d]
+                        if TWO <= p <= THREE:  # a two, an open two or a closed three
+                            lines += 1
+                            best = max(best, p)
+                    if lines < 2 or best < OPEN_TWO:
+                        continue
+            buf[n] = cell
+            n += 1
+        _sort_by_score(pos, ts, ply, n, us)
+        return n
+
+    defender = pos.state[TO_MOVE] - 1
+    attacker = 1 - defender
+    if pos.threat_count[defender, T_FIVE] > 0:
+        return NO_WIN
+    if pos.threat_count[attacker, T_FIVE] > 0:
+        buf[0] = _forced_block(pos, tab, defender, find_threat(pos, tab, attacker, T_FIVE))
+        return 1
+    if depth <= 0:
+        return NO_WIN
+    pass_move(pos, tab)
+    threat = vcf(pos, tab, ts, np.int64(min(depth, THREAT_DEPTH)), ply + 1)
+    pass_move(pos, tab)
+    if not threat or ts.counters[ABORTED]:
+        return NO_WIN
+    stamp = _new_stamp(ts)
+    _mark_line_defences(pos, tab, ts, ply + 1, ts.counters[LINE_LEN], stamp)
+    if vcf(pos, tab, ts, np.int64(DEFENDER_VCF_DEPTH), ply) or ts.counters[ABORTED]:
+        return NO_WIN
+    n = 0
+    for cell in tab.points:
+        if pos.cells[cell] != EMPTY or (defender == 0 and pos.foul[cell] != 0):
+            continue
+        if ts.mark[cell] == stamp or pos.threat[defender, cell] >= T_FOUR:
+            buf[n] = cell
+            n += 1
+    if n == 0:
+        for cell in tab.points:
+            if pos.cells[cell] == EMPTY and pos.foul[cell] == 0:
+                buf[0] = cell
+                n = 1
+                break
+    _sort_by_score(pos, ts, ply, n, defender)
+    return n
+
+
+@njit
+def _pn_key(pos: Position, tab: Tables, cell: int, depth: int, defending: bool) -> np.uint64:
+    """Table key of the node reached by playing ``cell`` (-1: this node): the position's
+    Zobrist key, salted by the node kind and its depth (a node is proven per depth)."""
+    key = pos.key[0]
+    if cell >= 0:
+        key ^= tab.zobrist[pos.state[TO_MOVE], cell] ^ tab.zobrist[0, 0]
+    salt = DEFENDER_SALT if defending else VCT_KEY_SALT
+    return key ^ salt ^ (np.uint64(depth + 1) * np.uint64(0xD6E8FEB86659FD93))
+
+
+@njit
+def _pn_store(ts: ThreatState, key: np.uint64, pn: int, dn: int, move: int) -> None:
+    slot = key & np.uint64(ts.pn_key.shape[0] - 1)
+    ts.pn_key[slot] = key
+    ts.pn_value[slot, 0] = pn
+    ts.pn_value[slot, 1] = dn
+    ts.pn_value[slot, 2] = move
+
+
+@njit
+def vct_dfpn(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
+             defending: bool, th_pn: int, th_dn: int) -> int:
+    """Depth-first proof-number search (Nagai 2002) of the VCT defined in :func:`vct`.
+
+    Searches until the node's proof number reaches ``th_pn`` or its disproof number
+    ``th_dn`` (``PN_INF`` both: until proven or disproven), and returns ``pn << 32 | dn``;
+    every node's numbers are kept in ``ts.pn_key``/``pn_value`` (keyed by position, node
+    kind and depth), with the winning move of a proven attacker node.  Unlike the
+    depth-first :func:`vct`, an attacker node works on its most promising move and need
+    not refute the others first: this is how quintet proves its long VCT benchmarks
+    (renju-note/quintet, src/mate/vct/solver/dfpns.rs, traverser/dfpns.rs, selector.rs).
+    As there, a new child of an attacker node starts at pn = number of attacker moves,
+    dn = 1, a new child of a defender node at pn = 1, dn = number of replies: wide nodes
+    look harder to prove (or disprove), which steers the search to narrow, forcing lines.
+
+    Self-recursive for numba's cache (see :func:`vct`); call with non-literal arguments.
+    """
+    key = _pn_key(pos, tab, np.int64(-1), depth, defending)
+    if _count_node(ts):
+        return (np.int64(1) << 32) | 1
+    n = _children(pos, tab, ts, depth, ply, defending)
+    if n == WON:
+        _pn_store(ts, key, 0, PN_INF, -1)
+        return np.int64(PN_INF)
+    if n == NO_WIN or ts.counters[ABORTED]:
+        if ts.counters[ABORTED] == 0:
+            _pn_store(ts, key, PN_INF, 0, -1)
+        return np.int64(PN_INF) << 32
+    child_depth = depth if defending else depth - 1
+    pns = ts.pn_child[ply]
+    dns = ts.dn_child[ply]
+    for i in range(n):
+        ck = _pn_key(pos, tab, ts.moves[ply, i], child_depth, not defending)
+        slot = ck & np.uint64(ts.pn_key.shape[0] - 1)
+        if ts.pn_key[slot] == ck:
+            pns[i] = ts.pn_value[slot, 0]
+            dns[i] = ts.pn_value[slot, 1]
+        elif not defending:
+            pns[i] = n
+            dns[i] = 1
+        else:
+            pns[i] = 1
+            dns[i] = n
+    pn = 1
+    dn = 1
+    best = 0
+    while True:
+        # OR node (attacker): pn = min, dn = sum; AND node (defender): the other way round.
+        best = 0
+        low = PN_INF + 1
+        second = PN_INF + 1
+        total = 0
+        for i in range(n):
+            summed = dns[i] if not defending else pns[i]
+            least = pns[i] if not defending else dns[i]
+            total = min(PN_INF, total + summed)
+            if least < low:
+                second = low
+                low = least
+                best = i
+            elif least < second:
+                second = least
+        second = min(second, PN_INF)
+        if not defending:
+            pn = pns[best]
+            dn = total
+        else:
+            pn = total
+            dn = dns[best]
+        if pn >= th_pn or dn >= th_dn or pn == 0 or dn == 0:
+            break
+        if not defending:
+            c_pn = min(th_pn, second + 1)
+            c_dn = min(PN_INF, th_dn - dn + dns[best])
+        else:
+            c_dn = min(th_dn, second + 1)
+            c_pn = min(PN_INF, th_pn - pn + pns[best])
+        move = ts.moves[ply, best]
+        make_move(pos, tab, move)
+        r = vct_dfpn(pos, tab, ts, child_depth, ply + 1, not defending, c_pn, c_dn)
+        unmake_move(pos, tab)
+        pns[best] = r >> 32
+        dns[best] = r & 0xFFFFFFFF
+        if ts.counters[ABORTED]:
+            return (np.int64(pn) << 32) | dn
+    _pn_store(ts, key, pn, dn, ts.moves[ply, best] if pn == 0 else -1)
+    return (np.int64(pn) << 32) | dn
+
+
+@njit
 def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
         defending: bool) -> bool:
-    """True if the attacker wins by at most ``depth`` threats (fours, threes), then five.
+    """True if the attacker wins by at most ``depth`` threats, then a five.
 
-    The attacker is the side to move when ``defending`` is False; with ``defending`` True
-    the defender is to move, answering the attacker's last threat, and the attacker must
-    win against every reply.  On True, ``ts.line[ply:ts.counters[LINE_LEN]]`` is one
-    winning line (its defender moves are the first replies tried; every other reply was
-    proven to lose too).
+    A *threat* is a four, or any move after which the attacker, were it to move again, would
+    win by a VCF of at most ``THREAT_DEPTH`` fours (an open three, a double three, and the
+    quiet moves that build a short VCF, such as quintet's "fukumi" moves).  This is the
+    threat definition of quintet's VCT solver (renju-note/quintet, src/mate/vct/:
+    ``generator.rs``, ``state.rs``), reimplemented:
+
+    * attacker node (``defending`` False): five, forced block of the defender's four, VCF
+      (``depth`` fours), then every candidate threat: fours, open and double threes, and the
+      points where two of the attacker's lines have a two or better.  If the defender would
+      have a VCF of at most ``DEFENDER_VCF_DEPTH`` fours after a pass, only moves that may
+      break it (its points, see :func:`_mark_line_defences`) and fours are tried.  A table
+      (``ts.vct_key``/``vct_depth``) keeps positions proven to have no VCT within a depth.
+    * defender node (``defending`` True): the defender's five refutes; the attacker's five
+      point forces the block.  Otherwise the attacker's threat is found by a VCF after a
+      pass (none: the attacker made no threat, no win); a defender VCF refutes; the
+      defender's candidate replies are the points that may break the attacker's threat
+      line (:func:`_mark_line_defences`) and the defender's fours, and the attacker must win
+      after every one of them.
+
+    With ``defending`` True the defender is to move, answering the attacker's last threat.
+    On True, ``ts.line[ply:ts.counters[LINE_LEN]]`` is one winning line (its defender moves
+    are the first replies tried; every other candidate reply was proven to lose too).
 
     One self-recursive function rather than two mutually recursive ones: numba's on-disk
     cache crashes on mutual recursion.  Callers in jitted code must pass non-literal
@@ -208,70 +583,30 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     """
     if _count_node(ts):
         return False
+    key = pos.key[0] ^ VCT_KEY_SALT
+    if not defending and _vct_probe(ts, key, depth):
+        return False
+    n = _children(pos, tab, ts, depth, ply, defending)
+    if n == WON:
+        return True
+    if n == NO_WIN:
+        if not defending and ts.counters[ABORTED] == 0:
+            _vct_store(ts, key, depth)
+        return False
     if not defending:
-        us = pos.state[TO_MOVE] - 1
-        them = 1 - us
-        if _five_now(pos, tab, ts, us, ply):
-            return True
-        if depth <= 0 or ply + 3 >= MAX_LINE:
-            return False
-        if pos.threat_count[them, T_FIVE] > 0:
-            # The defender has a four: block it; the defender then moves again.
-            if pos.threat_count[them, T_FIVE] > 1:
-                return False
-            block = find_threat(pos, tab, them, T_FIVE)
-            if us == 0 and pos.foul[block] != 0:
-                return False  # renju: black cannot block
-            make_move(pos, tab, block)
-            won = vct(pos, tab, ts, depth - 1, ply + 1, not defending)
-            unmake_move(pos, tab)
-            if won:
-                _record(ts, ply, block)
-            return won
-        if vcf(pos, tab, ts, depth, ply):
-            return True
-        if ts.counters[ABORTED]:
-            return False
-        n = _attacker_moves(pos, tab, ts, ply, us, T_OPEN_THREE)
         for i in range(n):
             move = ts.moves[ply, i]
-            threat = pos.threat[us, move]
-            if threat != T_OPEN_THREE and threat != T_DOUBLE_THREE:
-                continue  # fours were tried by the VCF above
             make_move(pos, tab, move)
             won = vct(pos, tab, ts, depth - 1, ply + 1, not defending)
             unmake_move(pos, tab)
             if won:
                 _record(ts, ply, move)
+                ts.killer[ply] = move
                 return True
             if ts.counters[ABORTED]:
                 return False
+        _vct_store(ts, key, depth)
         return False
-
-    defender = pos.state[TO_MOVE] - 1
-    attacker = 1 - defender
-    if pos.threat_count[defender, T_FIVE] > 0:
-        return False  # the defender makes five
-    if pos.threat_count[attacker, T_FIVE] > 0:
-        # A four (the block is forced) or an open four (the defender blocks one five
-        # point, and the attacker finds the other at its next node).
-        block = _forced_block(pos, tab, defender, find_threat(pos, tab, attacker, T_FIVE))
-        make_move(pos, tab, block)
-        won = vct(pos, tab, ts, depth, ply + 1, not defending)
-        unmake_move(pos, tab)
-        if won:
-            _record(ts, ply, block)
-        return won
-    if pos.threat_count[attacker, T_OPEN_FOUR] + pos.threat_count[attacker, T_FOUR_THREE] == 0:
-        return False  # nothing threatens to win: the defender has a free move
-    buf = ts.moves[ply]
-    n = 0
-    for cell in tab.points:
-        if pos.cells[cell] != EMPTY or (defender == 0 and pos.foul[cell] != 0):
-            continue
-        if pos.threat[defender, cell] >= T_FOUR or defends(pos, attacker, cell):
-            buf[n] = cell
-            n += 1
     first = -1
     saved = np.empty(0, np.int32)
     for i in range(n):
@@ -280,12 +615,12 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
         won = vct(pos, tab, ts, depth, ply + 1, not defending)
         unmake_move(pos, tab)
         if not won:
+            if ts.counters[ABORTED] == 0:
+                ts.killer[ply] = reply
             return False
         if first < 0:
             first = reply
             saved = ts.line[ply + 1:ts.counters[LINE_LEN]].copy()
-    if first < 0:
-        return False
     _record(ts, ply, first)
     ts.line[ply + 1:ply + 1 + saved.shape[0]] = saved
     ts.counters[LINE_LEN] = ply + 1 + saved.shape[0]
@@ -366,6 +701,69 @@ def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.ND
     return count
 
 
+@njit
+def vct_line(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> None:
+    """After :func:`vct_dfpn` proved the root, write a winning line to ``ts.line[ply:]``
+    (``ts.counters[LINE_LEN]`` its end) by following proven table entries: at attacker
+    nodes the stored winning move, at defender nodes the first proven reply.  The line
+    ends early if an entry was overwritten (it then still starts with a winning move)."""
+    played = 0
+    defending = False
+    d = depth
+    p = ply
+    while True:
+        n = _children(pos, tab, ts, d, p, defending)
+        if n == WON:
+            break  # _children wrote the five or the VCF from p on
+        ts.counters[LINE_LEN] = p
+        if n == NO_WIN:
+            break
+        child_depth = d if defending else d - 1
+        move = -1
+        if not defending:
+            key = _pn_key(pos, tab, np.int64(-1), d, defending)
+            slot = key & np.uint64(ts.pn_key.shape[0] - 1)
+            if ts.pn_key[slot] == key and ts.pn_value[slot, 0] == 0:
+                move = ts.pn_value[slot, 2]
+        if move < 0:
+            for i in range(n):
+                ck = _pn_key(pos, tab, ts.moves[p, i], child_depth, not defending)
+                slot = ck & np.uint64(ts.pn_key.shape[0] - 1)
+                if ts.pn_key[slot] == ck and ts.pn_value[slot, 0] == 0:
+                    move = ts.moves[p, i]
+                    break
+        if move < 0:
+            break
+        _record(ts, p, move)
+        ts.counters[LINE_LEN] = p + 1
+        make_move(pos, tab, move)
+        played += 1
+        p += 1
+        d = child_depth
+        defending = not defending
+    for _ in range(played):
+        unmake_move(pos, tab)
+
+
 def solve_vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int = 0) -> bool:
-    """:func:`vct` for the side to move (a plain Python entry point, see vct's note)."""
-    return bool(vct(pos, tab, ts, depth, ply, False))
+    """:func:`vct_dfpn` for the side to move, then its winning line into ``ts.line[ply:]``
+    (a plain Python entry point, see vct's note).  The proof-number table is cleared
+    first: its numbers are estimates of one search."""
+    ts.pn_key[:] = 0
+    for d in range(1, depth + 1):
+        result = vct_dfpn(pos, tab, ts, d, ply, False, PN_INF, PN_INF)
+        if result >> 32 == 0 or ts.counters[ABORTED]:
+            break
+    if result >> 32 != 0:
+        return False
+    depth = d
+    c = ts.counters
+    limit = c[NODE_LIMIT]
+    # The deadline stays: in a timed move a cut-short line is better than a late move
+    # (its first move is still a proven win).
+    c[NODE_LIMIT], c[ABORTED] = 2**62, 0
+    vct_line(pos, tab, ts, depth, ply)
+    c[NODE_LIMIT] = limit
+    if c[LINE_LEN] <= ply:  # (never: the root entry was just stored)
+        return False
+    return True
