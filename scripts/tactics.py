@@ -27,7 +27,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turn-ms", type=int, default=500)
     parser.add_argument("--nodes", type=int, default=0, help="node budget instead of time")
-    parser.add_argument("--threats", action="store_true")
+    # off unless asked, so that a run without flags measures the plain alpha-beta
+    parser.add_argument("--threats", action="store_true", help="root VCF and VCF filter")
     parser.add_argument("--vct", action="store_true")
     parser.add_argument("--no-horizon", action="store_true", help="no VCF at the horizon")
     parser.add_argument("--rule", default=None)

@@ -415,8 +415,9 @@ class Engine:
         """Threat-space search at the root (Allis et al. 1994, as rapfi does it).
 
         Our VCF, then the opponent's VCF (if it has one, only root moves after which it
-        has none are searched), then (if ``limits.vct``) our VCT, all done by
-        ``ROOT_VCT_SHARE`` of the soft time.
+        has none are searched; with ``limits.vct`` those few are also checked against
+        its VCT), then (if ``limits.vct``) our VCT, all done by ``ROOT_VCT_SHARE`` of the
+        soft time.
         Returns the result if we win by force, else None.
         """
         board, ss = self.board, self._state
