@@ -193,14 +193,24 @@ def _renju_update(pos: Position, tab: Tables, cell: int) -> None:
     """Renju, after a move on ``cell`` (or its take-back): black's fouls on the points of
     its four lines, and on every possible double three anywhere (whether a three is real
     depends on its extension points, whose lines the move may change)."""
-    if pos.cells[cell] == EMPTY:
-        _renju_black_point(pos, tab, cell)
+    cells = pos.cells
+    foul = pos.foul
+    maybe_foul = pos.maybe_foul
+    combo_foul = tab.combo_foul
+    p = pos.patterns
     for d in range(4):
         step = tab.directions[d]
-        for k in range(1, 6):
-            for other in (cell + k * step, cell - k * step):
-                if pos.cells[other] == EMPTY:
-                    _renju_black_point(pos, tab, other)
+        for k in range(-5, 6):
+            other = cell + k * step
+            if cells[other] != EMPTY or (k == 0 and d != 0):
+                continue  # (the move's own point, empty after a take-back, once)
+            code = (p[0, other, 0] | (p[0, other, 1] << 4) | (p[0, other, 2] << 8)
+                    | (p[0, other, 3] << 12))
+            # The usual case, no foul before or now: _classify_point has set the class
+            # already, and a call per point (with every array of pos and tab) costs more
+            # than the whole check.
+            if combo_foul[code] != FOUL_NO or foul[other] != 0 or maybe_foul[other] != 0:
+                _renju_black_point(pos, tab, other)
     if pos.state[MAYBE_FOULS] != 0:
         for other in tab.points:
             if pos.maybe_foul[other] != 0:

@@ -125,17 +125,19 @@ def _foul_type(cells: npt.NDArray[np.int8], directions: npt.NDArray[np.int32], c
         result = OVERLINE
     else:
         fours = 0
-        line_fours = np.zeros(4, np.int64)
+        four_lines = 0  # bit d: a four along direction d (a bit mask: no array to allocate)
         for d in range(4):
-            line_fours[d] = _fours(cells, cell, directions[d])
-            fours += line_fours[d]
+            f = _fours(cells, cell, directions[d])
+            fours += f
+            if f != 0:
+                four_lines |= 1 << d
         if fours >= 2:
             result = DOUBLE_FOUR
         else:
             threes = 0
             inner = nested | 1
             for d in range(4):
-                if line_fours[d] != 0:
+                if four_lines & (1 << d):
                     continue
                 step = directions[d]
                 for k in range(-4, 5):
