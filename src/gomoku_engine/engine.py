@@ -39,6 +39,7 @@ ROOT_VCF_DEPTH = (threats.MAX_LINE - 2) // 2
 ROOT_VCF_NODES = 200_000
 REFUTE_VCF_NODES = 5_000
 ROOT_VCT_DEPTH = 12
+SOLVE_VCT_DEPTH = 40  #: most threats of :meth:`Engine.solve` (quintet's long benchmarks need 16)
 ROOT_VCT_NODES = 300_000
 REFUTE_VCT_NODES = 20_000
 MAX_VCT_CHECKED = 8  # filtered root moves checked against the opponent's VCT
@@ -388,14 +389,14 @@ class Engine:
         :param kind: ``"vcf"`` (fours only) or ``"vct"`` (threes and fours).
         :param time_ms: time budget in ms (``None``: none).
         :param depth: most threats before the five (default ``ROOT_VCF_DEPTH`` for VCF,
-            ``ROOT_VCT_DEPTH`` for VCT).
+            ``SOLVE_VCT_DEPTH`` for VCT).
         :param nodes: node budget.
         :raises ValueError: for an unknown ``kind``.
         """
         if kind not in ("vcf", "vct"):
             raise ValueError(f"kind must be 'vcf' or 'vct', not {kind!r}")
         solver = threats.vcf if kind == "vcf" else threats.solve_vct
-        depth = depth or (ROOT_VCF_DEPTH if kind == "vcf" else ROOT_VCT_DEPTH)
+        depth = depth or (ROOT_VCF_DEPTH if kind == "vcf" else SOLVE_VCT_DEPTH)
         began = time.perf_counter()
         now = kernel_clock_ns()
         deadline = now + int(time_ms * 1e6) if (now and time_ms is not None) else 0
