@@ -279,3 +279,26 @@ def test_vcf_agrees_with_exhaustive_reference(seed):
         assert result.win == reference_vcf(engine.board.copy(), BLACK, 3), board.stones()
         if result.win:
             check_vcf_line(engine.board, result.line)
+
+
+# --- the solve command ---------------------------------------------------------------------
+def test_solve_command_prints_the_line_and_rejects_bad_input():
+    """``gomoku-engine solve``: exit status 0 with or without a win, 2 for bad input, and the
+    defaults its help states are the engine's."""
+    from click.testing import CliRunner
+
+    from gomoku_engine import engine
+    from gomoku_engine.cli import main
+
+    runner = CliRunner()
+    # black h8 i8 j8 k8 (x 7..10, y 7) with white stones elsewhere: black to move makes five
+    won = runner.invoke(main, ["solve", "h8h1i8i1j8j1k8k2", "--vcf", "--time", "1000"])
+    assert won.exit_code == 0, won.output
+    assert "black wins by VCF in 1 plies" in won.output
+    quiet = runner.invoke(main, ["solve", "h8", "--vct", "--time", "200"])
+    assert quiet.exit_code == 0 and "white" in quiet.output and "wins" not in quiet.output
+    bad = runner.invoke(main, ["solve", "h8h8", "--time", "100"])
+    assert bad.exit_code == 2
+    usage = runner.invoke(main, ["solve", "--help"]).output
+    assert (f"{engine.ROOT_VCF_DEPTH} for VCF, {engine.SOLVE_VCT_DEPTH} for VCT"
+            in " ".join(usage.split()))

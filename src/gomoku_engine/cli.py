@@ -176,8 +176,11 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
               help="Threes and fours [default].")
 @click.option("--time", "time_ms", type=click.IntRange(1, None), default=5000, show_default=True,
               help="Time budget in ms.")
-@click.option("--depth", type=click.IntRange(1, 60), default=None,
-              help="Most threats before the five [default: 30 for VCF, 12 for VCT].")
+# the defaults are engine.ROOT_VCF_DEPTH and engine.SOLVE_VCT_DEPTH (not imported here:
+# the engine module loads numba, which every command would then pay for at start-up)
+@click.option("--depth", type=click.IntRange(1, 127), default=None,
+              help="Most fours (VCF) or threats (VCT) before the five "
+                   "[default: 127 for VCF, 40 for VCT].")
 def solve(position: str, rule: str, size: int, kind: str, time_ms: int,
           depth: int | None) -> None:
     """Does the side to move in POSITION win by VCF or VCT?  Prints the winning line.
