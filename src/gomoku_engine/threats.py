@@ -564,7 +564,14 @@ def vct_dfpn(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
         for i in range(n):
             summed = dns[i] if not defending else pns[i]
             least = pns[i] if not defending else dns[i]
-            total = min(PN_INF, total + summed)
+            # PN_INF means settled: a sum of large but finite numbers stops one short
+            # of it.  (It used to saturate to PN_INF, which ended the search as if the
+            # node were settled, and a root with dn = PN_INF but pn > 0 was reported
+            # as "no VCT": seen on bench_vct_unstable, whose dn sums pass 2**30.)
+            if summed >= PN_INF or total >= PN_INF:
+                total = PN_INF
+            else:
+                total = min(PN_INF - 1, total + summed)
             if least < low:
                 second = low
                 low = least
