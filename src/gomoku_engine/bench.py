@@ -7,8 +7,8 @@ count and root score; any change to search behaviour changes it, and a test pins
 small depth.  Nodes per second are reported, never asserted.
 
 The positions come from the engine's own games from the shared opening sets: openings,
-middle games (one of them renju), and tactical positions (the side to move wins by force on 15x15; it loses
-by force, and must find the longest defence, on 20x20).
+middle games (one of them renju), and tactical positions (the side to move wins by force
+on 15x15; it loses by force, and must find the longest defence, on 20x20).
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ POSITIONS = (
                   "m2k3i5k2m6l7m7m5l8k5k4l5n5l3l4j3m3j5h3i4"),
     # renju: black's fouls are kept up to date on every make/unmake (session 4 found them
     # costing 3x in renju searches, which no freestyle position showed)
-    BenchPosition("15 midgame renju", 15, Rule.RENJU, "b6b5e6f4e2d7b4a1c7c6e8e4d5g4d4f7d8e9f8g8"),
+    BenchPosition("15 midgame renju", 15, Rule.RENJU,
+                  "b6b5e6f4e2d7b4a1c7c6e8e4d5g4d4f7d8e9f8g8"),
     BenchPosition("15 tactical", 15, Rule.FREESTYLE, "g5k2n2k5g6j4i3k4k3l4i4l3m4"),
     BenchPosition("20 opening", 20, Rule.FREESTYLE, "j10k11l9j11i11k9"),
     BenchPosition("20 midgame", 20, Rule.FREESTYLE,

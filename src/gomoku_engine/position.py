@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_THREATS, OPEN_FOUR, PAD, T_NONE, WALL, Rule,
+    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_THREATS, OPEN_FOUR, PAD, T_FOUR, T_FOUR_THREE,
+    T_NONE, T_OPEN_FOUR, WALL, Rule,
 )
 from .evaluation import EVAL_DIV, EVAL_OPP, EVAL_OWN, FOUL_MAYBE, FOUL_NO, combination_tables
 from .geometry import Geometry
@@ -401,6 +402,14 @@ def defends(pos: Position, them: int, cell: int) -> bool:
 
 
 @njit
+def four_points(pos: Position, side: int) -> int:
+    """Empty points where ``side`` (0 black, 1 white) would make at least a four, five
+    points excluded (the per-class counts only)."""
+    return (pos.threat_count[side, T_FOUR] + pos.threat_count[side, T_FOUR_THREE]
+            + pos.threat_count[side, T_OPEN_FOUR])
+
+
+@njit
 def find_threat_near(pos: Position, tab: Tables, side: int, threat: int, cell: int) -> int:
     """Like :func:`find_threat`, looking only along the four lines through ``cell``.
 
@@ -444,5 +453,5 @@ def evaluate(pos: Position) -> int:
 
 
 __all__ = ["PAD", "Position", "Tables", "defends", "evaluate", "find_threat", "find_threat_near",
-           "make_move",
+           "four_points", "make_move",
            "make_tables", "new_position", "pass_move", "reset_position", "unmake_move"]

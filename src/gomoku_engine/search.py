@@ -44,8 +44,8 @@ from .constants import (
 from .evaluation import DEFENCE_DIV, DEFENCE_NUM
 from .jit import atomic_load, monotonic_ns, njit
 from .position import (
-    P_RENJU, PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, make_move,
-    unmake_move,
+    P_RENJU, PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, four_points,
+    make_move, unmake_move,
 )
 from .threats import ABORTED, LINE_LEN
 from .threats import DEADLINE as VCF_DEADLINE
@@ -186,13 +186,6 @@ def _pv_extend(ss: SearchState, ply: int, move: int) -> None:
 
 
 @njit
-def _fours(pos: Position, side: int) -> int:
-    """Empty points where ``side`` would make at least a four (five points excluded)."""
-    return (pos.threat_count[side, T_FOUR] + pos.threat_count[side, T_FOUR_THREE]
-            + pos.threat_count[side, T_OPEN_FOUR])
-
-
-@njit
 def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
                    breadth: int) -> int:
     """Fill ``ss.move_buf[ply]`` with the best ``breadth`` candidates, best first.
@@ -316,7 +309,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     if pos.threat_count[us, T_OPEN_FOUR] > 0:  # 3. open four: five next move
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
         return MATE - ply - 3
-    if (pos.threat_count[us, T_FOUR_THREE] > 0 and _fours(pos, them) == 0
+    if (pos.threat_count[us, T_FOUR_THREE] > 0 and four_points(pos, them) == 0
             and (us == 1 or tab.params[P_RENJU] == 0)):
         # 3b. four-three against no fours: the block of the four cannot touch the three's
         # line (two lines meet only at our stone) nor make a four, so the three becomes an
@@ -327,7 +320,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0  # board full: draw
     if depth <= 0 or ply >= MAX_PLY - 2:
-        if (ss.counters[HORIZON_VCF] > 0 and _fours(pos, us) > 0
+        if (ss.counters[HORIZON_VCF] > 0 and four_points(pos, us) > 0
                 and ply + 2 * HORIZON_VCF_DEPTH + 2 < MAX_PLY):
             ts.counters[VCF_NODES] = 0
             ts.counters[VCF_NODE_LIMIT] = ss.counters[HORIZON_VCF]

@@ -12,8 +12,8 @@ depth-first form strong engines use (rapfi's ``vcfsearch``, KataGomo's ``vcfsolv
   defender answers on the points that can break that VCF, or with a four of its own; the
   attacker must win against every such reply.  An attacker node tries VCF first.  This
   is quintet's definition (renju-note/quintet, ``src/mate/vct``).  :func:`solve_vct`
-  searches it by depth-first proof-number search (:func:`vct_dfpn`), deepening the
-  number of threats; :func:`vct` is the plain depth-first search of the same tree.
+  searches it by depth-first proof-number search (:func:`vct_dfpn`), a short pass and
+  then one at the full depth; :func:`vct` is the plain depth-first search of the same tree.
 
 Renju: black's fouls are never played (their threat class is ``T_NONE``), and a four of
 white's whose only block is a foul for black wins like a five.
@@ -36,13 +36,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_FOUR_THREE, T_OPEN_FOUR,
-    T_OPEN_THREE, THREE, TWO,
+    EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_OPEN_THREE, THREE,
+    TWO,
 )
 from .jit import atomic_load, monotonic_ns, njit
 from .position import (
-    P_RENJU, TO_MOVE, Position, Tables, find_threat, find_threat_near, make_move, pass_move,
-    unmake_move,
+    P_RENJU, TO_MOVE, Position, Tables, find_threat, find_threat_near, four_points, make_move,
+    pass_move, unmake_move,
 )
 
 # counters[] indices
@@ -219,8 +219,7 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
         forced = find_threat(pos, tab, them, T_FIVE)
         if pos.threat[us, forced] < T_FOUR:
             return False
-    elif (pos.threat_count[us, T_FOUR] + pos.threat_count[us, T_FOUR_THREE]
-          + pos.threat_count[us, T_OPEN_FOUR]) == 0:
+    elif four_points(pos, us) == 0:
         return False  # no four to make: skip the scan of the board
     key = pos.key[0]
     slot = key & np.uint64(ts.tt_key.shape[0] - 1)
@@ -315,30 +314,29 @@ def _mark_line_defences(pos: Position, tab: Tables, ts: ThreatState, start: int,
     pass_move(pos, tab)
 
 
+@njit(inline="always")
+def _order_score(pos: Position, killer: int, side: int, cell: int) -> int:
+    """Sort key of :func:`_sort_by_score`: the killer first, then ``side``'s threat class,
+    then both colours' point values."""
+    if cell == killer:
+        return np.int64(1) << 40
+    return (np.int64(pos.threat[side, cell]) << 32) + pos.value[side, cell] \
+        + pos.value[1 - side, cell]
+
+
 @njit
 def _sort_by_score(pos: Position, ts: ThreatState, ply: int, n: int, side: int) -> None:
     """Order ``ts.moves[ply, :n]`` by ``side``'s threat class, then by both colours' point
     values, strongest first (insertion sort: the lists are short); the ply's killer (the
     move that last won, or refuted, at this ply: siblings often share it) goes first."""
     buf = ts.moves[ply]
-    other = 1 - side
     killer = ts.killer[ply]
     for i in range(1, n):
         cell = buf[i]
-        score = (np.int64(pos.threat[side, cell]) << 32) + pos.value[side, cell] \
-            + pos.value[other, cell]
-        if cell == killer:
-            score = np.int64(1) << 40
+        score = _order_score(pos, killer, side, cell)
         j = i
-        while j > 0:
-            prev = buf[j - 1]
-            prev_score = (np.int64(pos.threat[side, prev]) << 32) + pos.value[side, prev] \
-                + pos.value[other, prev]
-            if prev == killer:
-                prev_score = np.int64(1) << 40
-            if prev_score >= score:
-                break
-            buf[j] = prev
+        while j > 0 and _order_score(pos, killer, side, buf[j - 1]) < score:
+            buf[j] = buf[j - 1]
             j -= 1
         buf[j] = cell
 
@@ -488,6 +486,13 @@ def _pn_store(ts: ThreatState, key: np.uint64, pn: int, dn: int, move: int) -> N
 
 
 @njit
+def _pn_slot(ts: ThreatState, key: np.uint64) -> int:
+    """Slot of the proof-number entry with ``key``, or -1 if the table does not hold it."""
+    slot = key & np.uint64(ts.pn_key.shape[0] - 1)
+    return np.int64(slot) if ts.pn_key[slot] == key else -1
+
+
+@njit
 def _cached_children(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
                      defending: bool, key: np.uint64) -> int:
     """:func:`_children` of the node with table key ``key``, from ``ts.child_*`` when this
@@ -541,9 +546,8 @@ def vct_dfpn(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     pns = ts.pn_child[ply]
     dns = ts.dn_child[ply]
     for i in range(n):
-        ck = _pn_key(pos, tab, ts.moves[ply, i], child_depth, not defending)
-        slot = ck & np.uint64(ts.pn_key.shape[0] - 1)
-        if ts.pn_key[slot] == ck:
+        slot = _pn_slot(ts, _pn_key(pos, tab, ts.moves[ply, i], child_depth, not defending))
+        if slot >= 0:
             pns[i] = ts.pn_value[slot, 0]
             dns[i] = ts.pn_value[slot, 1]
         elif not defending:
@@ -618,7 +622,7 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
 
     * attacker node (``defending`` False): five, forced block of the defender's four, VCF
       (``depth`` fours), then every candidate threat: fours, open and double threes, and the
-      points where two of the attacker's lines have a two or better.  If the defender would
+      quiet points whose potential allows a threat (:func:`_has_potential`).  If the defender would
       have a VCF of at most ``DEFENDER_VCF_DEPTH`` fours after a pass, only moves that may
       break it (its points, see :func:`_mark_line_defences`) and fours are tried.  A table
       (``ts.vct_key``/``vct_depth``) keeps positions proven to have no VCT within a depth.
@@ -762,9 +766,8 @@ def _proven_child(pos: Position, tab: Tables, ts: ThreatState, n: int, ply: int,
                   child_depth: int, defending: bool) -> int:
     """The first of ``ts.moves[ply, :n]`` whose node the table holds as proven, or -1."""
     for i in range(n):
-        ck = _pn_key(pos, tab, ts.moves[ply, i], child_depth, not defending)
-        slot = ck & np.uint64(ts.pn_key.shape[0] - 1)
-        if ts.pn_key[slot] == ck and ts.pn_value[slot, 0] == 0:
+        slot = _pn_slot(ts, _pn_key(pos, tab, ts.moves[ply, i], child_depth, not defending))
+        if slot >= 0 and ts.pn_value[slot, 0] == 0:
             return ts.moves[ply, i]
     return -1
 
@@ -782,8 +785,8 @@ def vct_line(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) 
     p = ply
     retried = False
     while True:
-        n = _cached_children(pos, tab, ts, d, p, defending,
-                             _pn_key(pos, tab, np.int64(-1), d, defending))
+        key = _pn_key(pos, tab, np.int64(-1), d, defending)
+        n = _cached_children(pos, tab, ts, d, p, defending, key)
         if n == WON:
             break  # _children wrote the five or the VCF from p on
         ts.counters[LINE_LEN] = p
@@ -792,9 +795,8 @@ def vct_line(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) 
         child_depth = d if defending else d - 1
         move = -1
         if not defending:
-            key = _pn_key(pos, tab, np.int64(-1), d, defending)
-            slot = key & np.uint64(ts.pn_key.shape[0] - 1)
-            if ts.pn_key[slot] == key and ts.pn_value[slot, 0] == 0:
+            slot = _pn_slot(ts, key)
+            if slot >= 0 and ts.pn_value[slot, 0] == 0:
                 move = ts.pn_value[slot, 2]
         if move < 0:
             move = _proven_child(pos, tab, ts, n, p, child_depth, defending)
