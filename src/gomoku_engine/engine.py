@@ -395,7 +395,7 @@ class Engine:
         """
         if kind not in ("vcf", "vct"):
             raise ValueError(f"kind must be 'vcf' or 'vct', not {kind!r}")
-        solver = threats.vcf if kind == "vcf" else threats.solve_vct
+        solver = threats.solve_vcf if kind == "vcf" else threats.solve_vct
         depth = depth or (ROOT_VCF_DEPTH if kind == "vcf" else SOLVE_VCT_DEPTH)
         began = time.perf_counter()
         now = kernel_clock_ns()
@@ -433,10 +433,10 @@ class Engine:
         def by(share: float) -> int:  # a deadline at this share of the soft time
             return deadline(None if limits.soft_ms is None else limits.soft_ms * share)
 
-        line = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, by(0.05))
+        line = self._solve(threats.solve_vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, by(0.05))
         if line is None:
             pass_move(pos, tab)
-            threat = self._solve(threats.vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, by(0.1))
+            threat = self._solve(threats.solve_vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES, by(0.1))
             pass_move(pos, tab)
             if threat is not None:
                 self._filter_root(threat, by(0.3))

@@ -37,7 +37,10 @@ ZOBRIST_SEED = 20261121  # fixed: keys (and so the bench signature) are the same
 class Tables(NamedTuple):
     """Constant arrays of one board size and rule (read-only inside the kernels)."""
 
-    line: npt.NDArray[np.int8]  #: int8[2, 2**20] line pattern per colour and line key
+    #: uint8[2**20] both colours' line patterns per line key, black's in the low four bits
+    #: and white's in the high four: one load (one cache line) per point instead of two,
+    #: in a table half the size of int8[2, 2**20], which did not fit in a core's L2 cache
+    line_pair: npt.NDArray[np.uint8]
     combo_threat: npt.NDArray[np.int8]  #: int8[65536] threat class per 4-pattern code
     combo_value: npt.NDArray[np.int32]  #: int32[65536] point value per 4-pattern code
     combo_foul: npt.NDArray[np.int8]  #: int8[65536] renju black's foul kind per code
@@ -73,6 +76,13 @@ class Position(NamedTuple):
     key: npt.NDArray[np.uint64]  #: uint64[1] Zobrist key of the position
     moves: npt.NDArray[np.int32]  #: int32[width*height] move stack
     key_stack: npt.NDArray[np.uint64]  #: uint64[width*height] key before each move
+    #: int32[n_undo, UNDO_FIELDS] undo log: a point's state before a move changed it (see
+    #: _log_point); unmake_move restores these instead of recomputing the patterns
+    undo: npt.NDArray[np.int32]
+    undo_start: npt.NDArray[np.int32]  #: int32[width*height+1] first undo entry per ply
+    #: int64[width*height+1, 2*N_THREATS+3] per ply, before the move: the per-class counts
+    #: of both colours, the two value sums and state[MAYBE_FOULS]
+    count_stack: npt.NDArray[np.int64]
 
 
 # state[] indices
@@ -80,6 +90,14 @@ PLY = 0
 TO_MOVE = 1
 WINNER = 2
 MAYBE_FOULS = 3  # empty points with maybe_foul set
+UNDO_LEN = 4  # entries in Position.undo
+
+# Position.undo columns: the point, the direction whose patterns changed (-1: none), the
+# old patterns of both colours there, the old threat classes, values, foul and maybe_foul
+U_CELL, U_DIR, U_PATTERN, U_THREAT, U_VALUE, U_FOUL, U_MAYBE = 0, 1, 2, 4, 6, 8, 9
+UNDO_FIELDS = 10
+#: undo entries a move may write besides renju's: its own point and the 40 of its lines
+UNDO_PER_MOVE = 41
 
 # params[] indices
 P_EXACT_BLACK = 0  # 1: an overline of black is no five
@@ -100,7 +118,8 @@ def make_tables(geometry: Geometry, rule: Rule) -> Tables:
     params = np.array([int(rule.exact_five(BLACK)), geometry.width, geometry.height,
                        geometry.stride, int(rule.exact_five(3 - BLACK)), int(rule.caro),
                        int(rule == Rule.RENJU)], np.int64)
-    return Tables(line_table(rule), threat, value, foul, zobrist, geometry.directions,
+    line = line_table(rule).astype(np.uint8)
+    return Tables(line[0] | (line[1] << 4), threat, value, foul, zobrist, geometry.directions,
                   geometry.neighbourhood, geometry.points, geometry.windows,
                   geometry.window_dir, geometry.cell_window_start, geometry.cell_window_list,
                   params)
@@ -121,13 +140,24 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
         threat_count=np.zeros((2, N_THREATS), np.int32),
         value_sum=np.zeros(2, np.int64),
         window_count=np.zeros((2, nw), np.int8),
-        state=np.zeros(4, np.int64),
+        state=np.zeros(5, np.int64),
         key=np.zeros(1, np.uint64),
         moves=np.zeros(npts + 1, np.int32),
         key_stack=np.zeros(npts + 1, np.uint64),
+        undo=np.zeros(((npts + 1) * _undo_per_move(tables, npts), UNDO_FIELDS), np.int32),
+        undo_start=np.zeros(npts + 2, np.int32),
+        count_stack=np.zeros((npts + 1, 2 * N_THREATS + 3), np.int64),
     )
     reset_position(position, tables)
     return position
+
+
+def _undo_per_move(tables: Tables, n_points: int) -> int:
+    """Most undo entries one move writes: its point and its lines' 40, and under renju
+    black's points on those lines again plus every possible double three (any point)."""
+    if tables.params[P_RENJU] == 0:
+        return UNDO_PER_MOVE
+    return UNDO_PER_MOVE + 40 + n_points
 
 
 @njit
@@ -191,9 +221,9 @@ def _renju_black_point(pos: Position, tab: Tables, cell: int) -> None:
 
 @njit
 def _renju_update(pos: Position, tab: Tables, cell: int) -> None:
-    """Renju, after a move on ``cell`` (or its take-back): black's fouls on the points of
-    its four lines, and on every possible double three anywhere (whether a three is real
-    depends on its extension points, whose lines the move may change)."""
+    """Renju, after a move on ``cell``: black's fouls on the points of its four lines, and
+    on every possible double three anywhere (whether a three is real depends on its
+    extension points, whose lines the move may change).  Each point is logged first."""
     cells = pos.cells
     foul = pos.foul
     maybe_foul = pos.maybe_foul
@@ -211,20 +241,69 @@ def _renju_update(pos: Position, tab: Tables, cell: int) -> None:
             # already, and a call per point (with every array of pos and tab) costs more
             # than the whole check.
             if combo_foul[code] != FOUL_NO or foul[other] != 0 or maybe_foul[other] != 0:
+                _log_point(pos, other, -1)
                 _renju_black_point(pos, tab, other)
     if pos.state[MAYBE_FOULS] != 0:
         for other in tab.points:
             if pos.maybe_foul[other] != 0:
+                _log_point(pos, other, -1)
                 _renju_black_point(pos, tab, other)
 
 
 @njit
 def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
     """Re-read the patterns of an empty, counted point whose line ``d`` changed."""
-    key = pos.keys[cell, d]
-    for side in range(2):
-        pos.patterns[side, cell, d] = tab.line[side, key]
-        _classify_point(pos, tab, side, cell)
+    pair = tab.line_pair[pos.keys[cell, d]]
+    black, white = pair & 15, pair >> 4
+    if black == pos.patterns[0, cell, d] and white == pos.patterns[1, cell, d]:
+        return  # often: a stone four or five cells away changes nothing
+    _log_point(pos, cell, d)
+    if black != pos.patterns[0, cell, d]:
+        pos.patterns[0, cell, d] = black
+        _classify_point(pos, tab, 0, cell)
+    if white != pos.patterns[1, cell, d]:
+        pos.patterns[1, cell, d] = white
+        _classify_point(pos, tab, 1, cell)
+
+
+@njit
+def _log_point(pos: Position, cell: int, d: int) -> None:
+    """Append ``cell``'s state to the undo log, before the move changes it (its patterns
+    on line ``d``, or none if ``d`` is -1, and its classes, values and foul marks)."""
+    i = pos.state[UNDO_LEN]
+    pos.state[UNDO_LEN] = i + 1
+    u = pos.undo[i]
+    u[U_CELL] = cell
+    u[U_DIR] = d
+    if d >= 0:
+        u[U_PATTERN] = pos.patterns[0, cell, d]
+        u[U_PATTERN + 1] = pos.patterns[1, cell, d]
+    u[U_THREAT] = pos.threat[0, cell]
+    u[U_THREAT + 1] = pos.threat[1, cell]
+    u[U_VALUE] = pos.value[0, cell]
+    u[U_VALUE + 1] = pos.value[1, cell]
+    u[U_FOUL] = pos.foul[cell]
+    u[U_MAYBE] = pos.maybe_foul[cell]
+
+
+@njit
+def _restore_points(pos: Position, start: int) -> None:
+    """Undo the log's entries from ``start`` on, newest first (a point logged twice in one
+    move gets its oldest state back)."""
+    for i in range(pos.state[UNDO_LEN] - 1, start - 1, -1):
+        u = pos.undo[i]
+        cell = u[U_CELL]
+        d = u[U_DIR]
+        if d >= 0:
+            pos.patterns[0, cell, d] = u[U_PATTERN]
+            pos.patterns[1, cell, d] = u[U_PATTERN + 1]
+        pos.threat[0, cell] = u[U_THREAT]
+        pos.threat[1, cell] = u[U_THREAT + 1]
+        pos.value[0, cell] = u[U_VALUE]
+        pos.value[1, cell] = u[U_VALUE + 1]
+        pos.foul[cell] = u[U_FOUL]
+        pos.maybe_foul[cell] = u[U_MAYBE]
+    pos.state[UNDO_LEN] = start
 
 
 @njit
@@ -232,7 +311,7 @@ def _add_point(pos: Position, tab: Tables, cell: int) -> None:
     """Compute all patterns of a point that has just become empty and count it."""
     for side in range(2):
         for d in range(4):
-            pos.patterns[side, cell, d] = tab.line[side, pos.keys[cell, d]]
+            pos.patterns[side, cell, d] = (tab.line_pair[pos.keys[cell, d]] >> (4 * side)) & 15
         pos.threat_count[side, T_NONE] += 1  # counted as an empty T_NONE point, then
         _classify_point(pos, tab, side, cell)  # moved to its class
 
@@ -298,6 +377,7 @@ def reset_position(pos: Position, tab: Tables) -> None:
     pos.value_sum[:] = 0
     pos.window_count[:] = 0
     pos.state[MAYBE_FOULS] = 0
+    pos.state[UNDO_LEN] = 0
     for cell in tab.points:
         _add_point(pos, tab, cell)
     pos.state[PLY] = 0
@@ -314,6 +394,15 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
     """
     colour = pos.state[TO_MOVE]
     side = colour - 1
+    ply = pos.state[PLY]
+    saved = pos.count_stack[ply]
+    for s in range(2):
+        for t in range(N_THREATS):
+            saved[s * N_THREATS + t] = pos.threat_count[s, t]
+        saved[2 * N_THREATS + s] = pos.value_sum[s]
+    saved[2 * N_THREATS + 2] = pos.state[MAYBE_FOULS]
+    pos.undo_start[ply] = pos.state[UNDO_LEN]
+    _log_point(pos, cell, -1)
     _remove_point(pos, cell)
     pos.cells[cell] = colour
     won = False
@@ -339,7 +428,6 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
                 _refresh_line(pos, tab, behind, d)
     if tab.params[P_RENJU] != 0:
         _renju_update(pos, tab, cell)
-    ply = pos.state[PLY]
     pos.moves[ply] = cell
     pos.key_stack[ply] = pos.key[0]
     pos.key[0] ^= tab.zobrist[colour, cell] ^ tab.zobrist[0, 0]
@@ -352,7 +440,12 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
 
 @njit
 def unmake_move(pos: Position, tab: Tables) -> None:
-    """Take back the last move played with :func:`make_move`."""
+    """Take back the last move played with :func:`make_move`.
+
+    The points' patterns, classes, values and foul marks come back from the undo log and
+    the counts and sums from the per-ply copy: nothing is looked up or recomputed (which
+    made a take-back cost as much as the move).
+    """
     ply = pos.state[PLY] - 1
     cell = pos.moves[ply]
     colour = pos.cells[cell]
@@ -365,17 +458,15 @@ def unmake_move(pos: Position, tab: Tables) -> None:
     for d in range(4):
         step = tab.directions[d]
         for k in range(1, 6):
-            ahead = cell + k * step
-            pos.keys[ahead, d] &= ~(3 << _slot_shift(-k))
-            if pos.cells[ahead] == EMPTY:
-                _refresh_line(pos, tab, ahead, d)
-            behind = cell - k * step
-            pos.keys[behind, d] &= ~(3 << _slot_shift(k))
-            if pos.cells[behind] == EMPTY:
-                _refresh_line(pos, tab, behind, d)
-    _add_point(pos, tab, cell)
-    if tab.params[P_RENJU] != 0:
-        _renju_update(pos, tab, cell)
+            pos.keys[cell + k * step, d] &= ~(3 << _slot_shift(-k))
+            pos.keys[cell - k * step, d] &= ~(3 << _slot_shift(k))
+    _restore_points(pos, pos.undo_start[ply])
+    saved = pos.count_stack[ply]
+    for s in range(2):
+        for t in range(N_THREATS):
+            pos.threat_count[s, t] = saved[s * N_THREATS + t]
+        pos.value_sum[s] = saved[2 * N_THREATS + s]
+    pos.state[MAYBE_FOULS] = saved[2 * N_THREATS + 2]
     pos.key[0] = pos.key_stack[ply]
     pos.state[PLY] = ply
     pos.state[TO_MOVE] = colour

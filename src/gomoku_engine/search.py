@@ -42,7 +42,7 @@ from .constants import (
     T_OPEN_THREE,
 )
 from .evaluation import DEFENCE_DIV, DEFENCE_NUM
-from .jit import atomic_load, monotonic_ns, njit
+from .jit import atomic_load, monotonic_ns, njit, unmanaged
 from .position import (
     P_RENJU, PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, four_points,
     make_move, unmake_move,
@@ -417,7 +417,16 @@ def search_depth(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, d
     :returns: the root score; the principal variation is ``ss.pv[0, :ss.pv_len[0]]``.
     """
     ss.counters[SELDEPTH] = 0
-    return int(negamax(pos, tab, ss, ts, depth, alpha, beta, 0))
+    return int(_negamax_root(pos, tab, ss, ts, depth, alpha, beta, 0))
+
+
+@njit
+def _negamax_root(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
+                  alpha: int, beta: int, ply: int) -> int:
+    """:func:`negamax` without numba's reference counting of the arrays (see
+    :func:`gomoku_engine.jit.unmanaged`; the Python caller holds them)."""
+    return negamax(unmanaged(pos), unmanaged(tab), unmanaged(ss), unmanaged(ts), depth, alpha,
+                   beta, ply)
 
 
 __all__ = ["SearchState", "clear_search_state", "find_threat", "generate_moves", "negamax",

@@ -39,7 +39,7 @@ from .constants import (
     EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_OPEN_THREE, THREE,
     TWO,
 )
-from .jit import atomic_load, monotonic_ns, njit
+from .jit import atomic_load, monotonic_ns, njit, unmanaged
 from .position import (
     P_RENJU, TO_MOVE, Position, Tables, find_threat, find_threat_near, four_points, make_move,
     pass_move, unmake_move,
@@ -250,6 +250,13 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
     ts.tt_key[slot] = key
     ts.tt_depth[slot] = depth
     return False
+
+
+@njit
+def solve_vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bool:
+    """:func:`vcf`, called from Python: the arrays go to the recursion without numba's
+    reference counting (see :func:`gomoku_engine.jit.unmanaged`), about twice as fast."""
+    return vcf(unmanaged(pos), unmanaged(tab), unmanaged(ts), depth, ply)
 
 
 @njit
@@ -745,6 +752,7 @@ def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.ND
     (``ts.counters[DEADLINE]``) passes or the stop flag is set.  Returns the number of safe
     moves; ``ts.counters[NODES]`` then holds the total solver nodes.
     """
+    pos, tab, ts = unmanaged(pos), unmanaged(tab), unmanaged(ts)  # (called from Python)
     c = ts.counters
     total = np.zeros(1, np.int64)
     count = 0
@@ -779,6 +787,7 @@ def vct_line(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) 
     nodes the stored winning move, at defender nodes the first proven reply.  A node whose
     entries were overwritten is proven again; the line ends early only if that runs out
     of time (it then still starts with a winning move)."""
+    pos, tab, ts = unmanaged(pos), unmanaged(tab), unmanaged(ts)  # (called from Python)
     played = 0
     defending = False
     d = depth
@@ -821,6 +830,16 @@ def vct_line(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) 
         unmake_move(pos, tab)
 
 
+@njit
+def _vct_root(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
+              defending: bool, th_pn: int, th_dn: int) -> int:
+    """:func:`vct_dfpn` called from Python (see :func:`solve_vcf`).  Every argument comes
+    from Python: a literal one (``False``) would make numba compile a second, mutually
+    recursive specialisation of the kernel, which crashes once loaded from the cache."""
+    return vct_dfpn(unmanaged(pos), unmanaged(tab), unmanaged(ts), depth, ply, defending,
+                    th_pn, th_dn)
+
+
 #: a first df-pn pass with at most this many threats finds the short wins (and their short
 #: lines) cheaply, before the pass at the full depth
 SHORT_VCT_DEPTH = 4
@@ -838,7 +857,7 @@ def solve_vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int 
     """
     ts.pn_key[:] = 0
     for d in sorted({min(SHORT_VCT_DEPTH, depth), depth}):
-        result = vct_dfpn(pos, tab, ts, d, ply, False, PN_INF, PN_INF)
+        result = _vct_root(pos, tab, ts, d, ply, False, PN_INF, PN_INF)
         if result >> 32 == 0 or ts.counters[ABORTED]:
             break
     if result >> 32 != 0:
