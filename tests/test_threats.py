@@ -109,9 +109,9 @@ def reference_vcf(board: Board, attacker: int, depth: int) -> bool:
 #: VCT puzzles the solver does not prove within 5 s (issue 3 is open): strict, so a
 #: puzzle that starts to pass must be taken off this list.
 VCT_NOT_SOLVED = {"quintet-bench_vct_unstable", "quintet-bench_vct_small_but_long"}
-#: VCT puzzles proven, but not reliably within 5 s, with the budget (ms) they get here:
-#: bench_vct_white took 3.8 to 5.0 s, bench_vct_black about 12 s
-SLOW_VCT_MS = {"quintet-bench_vct_white": 15_000, "quintet-bench_vct_black": 30_000}
+#: VCT puzzles proven within 5 s but too close to it for a test on a loaded machine, with
+#: the budget (ms) they get here: bench_vct_black took 3.4 to 3.9 s over its 8 symmetries
+SLOW_VCT_MS = {"quintet-bench_vct_black": 10_000}
 
 
 def vcf_puzzles(kinds=("vcf", "vct")):
@@ -243,15 +243,19 @@ def test_recursive_kernels_are_compiled_once():
         "for x, y in ((7, 7), (0, 0), (8, 7), (1, 1), (9, 7), (2, 2), (5, 9)):\n"
         "    d.board.play(x, y)\n"
         "d.search(Limits(depth=3, threats=True))\n"
-        "print(len(search.negamax.signatures), len(threats.vcf.signatures),\n"
-        "      len(threats.vct_dfpn.signatures), len(threats._leaves_no_vcf.signatures),\n"
-        "      len(rules._foul_type.signatures))\n")
+        "print(len(search._negamax_root.signatures), len(threats.solve_vcf.signatures),\n"
+        "      len(threats._vct_root.signatures), len(search.negamax.signatures),\n"
+        "      len(threats.vcf.signatures), len(threats.vct_dfpn.signatures),\n"
+        "      len(threats._leaves_no_vcf.signatures), len(rules._foul_type.signatures))\n")
+    # (a kernel loaded back with a second specialisation crashes this run: check=True)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, check=True).stdout
     counts = out.split()
-    # the foul check is only called from jitted code: 0 signatures once its caller is
-    # loaded from the cache, 1 when compiled in this process
-    assert counts[:3] == ["1", "1", "1"] and counts[3] in ("0", "1") and counts[4] in ("0", "1")
+    # The entry points, called from Python, have exactly one signature.  The kernels behind
+    # them are called only from jitted code: 0 signatures once their callers are loaded
+    # from the cache, 1 when compiled in this process, never 2.
+    assert counts[:3] == ["1", "1", "1"], counts
+    assert all(c in ("0", "1") for c in counts[3:]), counts
 
 
 # --- random positions against the reference ------------------------------------------------

@@ -221,28 +221,31 @@ def _renju_black_point(pos: Position, tab: Tables, cell: int) -> None:
 
 @njit
 def _renju_update(pos: Position, tab: Tables, cell: int) -> None:
-    """Renju, after a move on ``cell``: black's fouls on the points of its four lines, and
-    on every possible double three anywhere (whether a three is real depends on its
-    extension points, whose lines the move may change).  Each point is logged first."""
-    cells = pos.cells
+    """Renju, after a move on ``cell``: black's fouls on the points of its lines whose
+    black patterns changed, and on every possible double three anywhere (whether a three
+    is real depends on its extension points, whose lines the move may change).  An
+    overline or a double four depends on the patterns alone, so a point whose patterns
+    stayed keeps its mark.  Each point is logged first."""
     foul = pos.foul
     maybe_foul = pos.maybe_foul
     combo_foul = tab.combo_foul
     p = pos.patterns
-    for d in range(4):
-        step = tab.directions[d]
-        for k in range(-5, 6):
-            other = cell + k * step
-            if cells[other] != EMPTY or (k == 0 and d != 0):
-                continue  # (the move's own point, empty after a take-back, once)
-            code = (p[0, other, 0] | (p[0, other, 1] << 4) | (p[0, other, 2] << 8)
-                    | (p[0, other, 3] << 12))
-            # The usual case, no foul before or now: _classify_point has set the class
-            # already, and a call per point (with every array of pos and tab) costs more
-            # than the whole check.
-            if combo_foul[code] != FOUL_NO or foul[other] != 0 or maybe_foul[other] != 0:
-                _log_point(pos, other, -1)
-                _renju_black_point(pos, tab, other)
+    # The points whose patterns changed are this move's undo entries with a direction
+    # (after the first, the move's own point).
+    for i in range(pos.undo_start[pos.state[PLY]] + 1, pos.state[UNDO_LEN]):
+        u = pos.undo[i]
+        d = u[U_DIR]
+        other = u[U_CELL]
+        if d < 0 or u[U_PATTERN] == p[0, other, d]:
+            continue  # only white's pattern changed there
+        code = (p[0, other, 0] | (p[0, other, 1] << 4) | (p[0, other, 2] << 8)
+                | (p[0, other, 3] << 12))
+        # The usual case, no foul before or now: _classify_point has set the class
+        # already, and a call per point (with every array of pos and tab) costs more
+        # than the whole check.
+        if combo_foul[code] != FOUL_NO or foul[other] != 0 or maybe_foul[other] != 0:
+            _log_point(pos, other, -1)
+            _renju_black_point(pos, tab, other)
     if pos.state[MAYBE_FOULS] != 0:
         for other in tab.points:
             if pos.maybe_foul[other] != 0:

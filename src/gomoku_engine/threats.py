@@ -36,8 +36,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_OPEN_THREE, THREE,
-    TWO,
+    EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_OPEN_FOUR,
+    T_OPEN_THREE, THREE, TWO,
 )
 from .jit import atomic_load, monotonic_ns, njit, unmanaged
 from .position import (
@@ -52,7 +52,8 @@ ABORTED = 2
 LINE_LEN = 3
 DEADLINE = 4  # kernel clock (ns) at which to give up; 0: none
 STAMP = 5  # last value written to ThreatState.mark
-N_COUNTERS = 6
+THREAT_LIMIT = 6  # most fours of the VCF that makes a quiet move a threat (THREAT_DEPTH)
+N_COUNTERS = 7
 
 MAX_LINE = 2 * MAX_PLY  # plies of a winning line (renju VCFs run past 140 plies)
 VCF_TT_BITS = 18
@@ -66,6 +67,7 @@ DEFENDER_VCF_DEPTH = 2
 DEFENDER_SALT = np.uint64(0x3C6EF372FE94F82B)  # proof-number entries of defender nodes
 PN_INF = 1 << 30  # proof / disproof number of a settled node
 PN_TT_BITS = 18
+PN_KEY, PN_PN, PN_DN, PN_MOVE = 0, 1, 2, 3  # columns of ThreatState.pn_table
 #: children lists kept per df-pn node: df-pn re-enters a node many times as its thresholds
 #: grow, and working out its threats (several VCF searches) each time was most of its cost
 CHILD_TT_BITS = 16
@@ -89,8 +91,9 @@ class ThreatState(NamedTuple):
     mark: npt.NDArray[np.int64]  #: int64[n_cells] point sets of the VCT (see STAMP)
     #: int32[MAX_LINE] per ply, the VCT move that last won (attacker) or refuted (defender)
     killer: npt.NDArray[np.int32]
-    pn_key: npt.NDArray[np.uint64]  #: uint64[2**PN_TT_BITS] proof-number table keys
-    pn_value: npt.NDArray[np.int64]  #: int64[2**PN_TT_BITS, 3] pn, dn, winning move
+    #: int64[2**PN_TT_BITS, 4] proof-number table: key (its bits), pn, dn, winning move
+    #: (one row per entry: a probe touches one cache line, not two)
+    pn_table: npt.NDArray[np.int64]
     pn_child: npt.NDArray[np.int64]  #: int64[MAX_LINE, n_points] children's pn per ply
     dn_child: npt.NDArray[np.int64]  #: int64[MAX_LINE, n_points] children's dn per ply
     child_key: npt.NDArray[np.uint64]  #: uint64[2**CHILD_TT_BITS] node keys (see _pn_key)
@@ -109,14 +112,15 @@ def new_threat_state(n_points: int, stop: npt.NDArray[np.int64] | None = None,
         n_cells = (side + 2 * PAD) ** 2
     size = 1 << VCF_TT_BITS
     vct_size = 1 << VCT_TT_BITS
+    counters = np.zeros(N_COUNTERS, np.int64)
+    counters[THREAT_LIMIT] = THREAT_DEPTH
     return ThreatState(np.zeros(size, np.uint64), np.zeros(size, np.int8),
                        np.zeros(MAX_LINE, np.int32), np.zeros((MAX_LINE, n_points), np.int32),
-                       np.zeros(N_COUNTERS, np.int64),
+                       counters,
                        np.zeros(1, np.int64) if stop is None else stop,
                        np.zeros(vct_size, np.uint64), np.zeros(vct_size, np.int8),
                        np.zeros(n_cells, np.int64), np.full(MAX_LINE, -1, np.int32),
-                       np.zeros(1 << PN_TT_BITS, np.uint64),
-                       np.zeros((1 << PN_TT_BITS, 3), np.int64),
+                       np.zeros((1 << PN_TT_BITS, 4), np.int64),
                        np.zeros((MAX_LINE, n_points), np.int64),
                        np.zeros((MAX_LINE, n_points), np.int64),
                        np.zeros(1 << CHILD_TT_BITS, np.uint64),
@@ -130,11 +134,11 @@ def clear_threat_state(ts: ThreatState) -> None:
     ts.vct_key[:] = 0
     ts.vct_depth[:] = 0
     ts.killer[:] = -1
-    ts.pn_key[:] = 0
+    ts.pn_table[:, PN_KEY] = 0
     ts.child_key[:] = 0
 
 
-@njit
+@njit(inline="always")
 def _count_node(ts: ThreatState) -> bool:
     """Count a node; True when the node budget, the deadline or a stop ends the solve."""
     c = ts.counters
@@ -230,13 +234,25 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
         n = 1
     else:
         n = _attacker_moves(pos, tab, ts, ply, us, T_FOUR)
+    # With one four left, only a four that the block cannot stop wins: one with two five
+    # points (an open four or a double four: class T_OPEN_FOUR), or, under renju, one whose
+    # only block is a foul for black.  The others need not even be played.
+    last_four_by_class = depth == 1 and not (them == 0 and tab.params[P_RENJU] != 0)
     for i in range(n):
         move = ts.moves[ply, i]
+        if last_four_by_class and pos.threat[us, move] < T_OPEN_FOUR:
+            continue
         make_move(pos, tab, move)
         if pos.threat_count[them, T_FIVE] > 0:  # the defender makes five instead
             unmake_move(pos, tab)
             continue
-        block = _forced_block(pos, tab, them, find_threat_near(pos, tab, us, T_FIVE, move))
+        five = find_threat_near(pos, tab, us, T_FIVE, move)
+        block = _forced_block(pos, tab, them, five)
+        if depth == 1 and block == five and pos.threat_count[us, T_FIVE] == 1:
+            # The last four, and its block leaves no five point: the leaf below would say
+            # so.  Most VCF nodes are such leaves; this saves a make/unmake pair for each.
+            unmake_move(pos, tab)
+            continue
         make_move(pos, tab, block)
         won = vcf(pos, tab, ts, depth - 1, ply + 2)
         unmake_move(pos, tab)
@@ -447,7 +463,7 @@ def _children(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     if depth <= 0:
         return NO_WIN
     pass_move(pos, tab)
-    threat = vcf(pos, tab, ts, np.int64(min(depth, THREAT_DEPTH)), ply + 1)
+    threat = vcf(pos, tab, ts, np.int64(min(depth, ts.counters[THREAT_LIMIT])), ply + 1)
     pass_move(pos, tab)
     if not threat or ts.counters[ABORTED]:
         return NO_WIN
@@ -472,7 +488,7 @@ def _children(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     return n
 
 
-@njit
+@njit(inline="always")
 def _pn_key(pos: Position, tab: Tables, cell: int, depth: int, defending: bool) -> np.uint64:
     """Table key of the node reached by playing ``cell`` (-1: this node): the position's
     Zobrist key, salted by the node kind and its depth (a node is proven per depth)."""
@@ -485,18 +501,18 @@ def _pn_key(pos: Position, tab: Tables, cell: int, depth: int, defending: bool) 
 
 @njit
 def _pn_store(ts: ThreatState, key: np.uint64, pn: int, dn: int, move: int) -> None:
-    slot = key & np.uint64(ts.pn_key.shape[0] - 1)
-    ts.pn_key[slot] = key
-    ts.pn_value[slot, 0] = pn
-    ts.pn_value[slot, 1] = dn
-    ts.pn_value[slot, 2] = move
+    entry = ts.pn_table[key & np.uint64(ts.pn_table.shape[0] - 1)]
+    entry[PN_KEY] = np.int64(key)
+    entry[PN_PN] = pn
+    entry[PN_DN] = dn
+    entry[PN_MOVE] = move
 
 
-@njit
+@njit(inline="always")
 def _pn_slot(ts: ThreatState, key: np.uint64) -> int:
     """Slot of the proof-number entry with ``key``, or -1 if the table does not hold it."""
-    slot = key & np.uint64(ts.pn_key.shape[0] - 1)
-    return np.int64(slot) if ts.pn_key[slot] == key else -1
+    slot = np.int64(key & np.uint64(ts.pn_table.shape[0] - 1))
+    return slot if ts.pn_table[slot, PN_KEY] == np.int64(key) else -1
 
 
 @njit
@@ -527,7 +543,7 @@ def vct_dfpn(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
 
     Searches until the node's proof number reaches ``th_pn`` or its disproof number
     ``th_dn`` (``PN_INF`` both: until proven or disproven), and returns ``pn << 32 | dn``;
-    every node's numbers are kept in ``ts.pn_key``/``pn_value`` (keyed by position, node
+    every node's numbers are kept in ``ts.pn_table`` (keyed by position, node
     kind and depth), with the winning move of a proven attacker node.  Unlike the
     depth-first :func:`vct`, an attacker node works on its most promising move and need
     not refute the others first: this is how quintet proves its long VCT benchmarks
@@ -555,8 +571,8 @@ def vct_dfpn(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     for i in range(n):
         slot = _pn_slot(ts, _pn_key(pos, tab, ts.moves[ply, i], child_depth, not defending))
         if slot >= 0:
-            pns[i] = ts.pn_value[slot, 0]
-            dns[i] = ts.pn_value[slot, 1]
+            pns[i] = ts.pn_table[slot, PN_PN]
+            dns[i] = ts.pn_table[slot, PN_DN]
         elif not defending:
             pns[i] = n
             dns[i] = 1
@@ -622,7 +638,8 @@ def vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     """True if the attacker wins by at most ``depth`` threats, then a five.
 
     A *threat* is a four, or any move after which the attacker, were it to move again, would
-    win by a VCF of at most ``THREAT_DEPTH`` fours (an open three, a double three, and the
+    win by a VCF of at most ``ts.counters[THREAT_LIMIT]`` fours (``THREAT_DEPTH`` unless
+    a pass of :func:`solve_vct` narrows it; an open three, a double three, and the
     quiet moves that build a short VCF, such as quintet's "fukumi" moves).  This is the
     threat definition of quintet's VCT solver (renju-note/quintet, src/mate/vct/:
     ``generator.rs``, ``state.rs``), reimplemented:
@@ -775,7 +792,7 @@ def _proven_child(pos: Position, tab: Tables, ts: ThreatState, n: int, ply: int,
     """The first of ``ts.moves[ply, :n]`` whose node the table holds as proven, or -1."""
     for i in range(n):
         slot = _pn_slot(ts, _pn_key(pos, tab, ts.moves[ply, i], child_depth, not defending))
-        if slot >= 0 and ts.pn_value[slot, 0] == 0:
+        if slot >= 0 and ts.pn_table[slot, PN_PN] == 0:
             return ts.moves[ply, i]
     return -1
 
@@ -805,8 +822,8 @@ def vct_line(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) 
         move = -1
         if not defending:
             slot = _pn_slot(ts, key)
-            if slot >= 0 and ts.pn_value[slot, 0] == 0:
-                move = ts.pn_value[slot, 2]
+            if slot >= 0 and ts.pn_table[slot, PN_PN] == 0:
+                move = ts.pn_table[slot, PN_MOVE]
         if move < 0:
             move = _proven_child(pos, tab, ts, n, p, child_depth, defending)
         if move < 0 and not retried:
@@ -840,36 +857,52 @@ def _vct_root(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
                     th_pn, th_dn)
 
 
-#: a first df-pn pass with at most this many threats finds the short wins (and their short
-#: lines) cheaply, before the pass at the full depth
-SHORT_VCT_DEPTH = 4
+#: the df-pn passes of :func:`solve_vct`: (most threats, or None for the depth asked; most
+#: fours of the VCF that makes a quiet move a threat).  A short pass finds the short wins
+#: (and their short lines) cheaply.  Then the narrow threat definition of quintet's own long
+#: benchmarks (renju-note/quintet, src/mate/solve.rs: threat limit 2) up to 16 threats,
+#: which proves bench_vct_black in 3.7-4.2 s and bench_vct_white in 0.9 s, against 5.7 s
+#: and 2.2 s at the full definition.  Last the full definition at the full depth (fukumi
+#: moves need 3 fours, test_vct_fukumi_move).
+VCT_PASSES: tuple[tuple[int | None, int], ...] = ((4, THREAT_DEPTH), (16, 2),
+                                                   (None, THREAT_DEPTH))
 
 
 def solve_vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int = 0) -> bool:
     """:func:`vct_dfpn` for the side to move, then its winning line into ``ts.line[ply:]``
-    (a plain Python entry point, see vct's note).  The proof-number table is cleared
-    first: its numbers are estimates of one search.
+    (a plain Python entry point, see vct's note).
 
-    Two passes, ``SHORT_VCT_DEPTH`` threats and then ``depth``, not a deepening by one
-    threat at a time: entries are kept per depth, so every pass starts afresh, and
-    deepening one by one took several times longer on quintet's long VCT benchmarks
+    Runs the passes of ``VCT_PASSES`` until one proves the win or the budget runs out.
+    Each pass starts afresh (its tables cleared: proof numbers are estimates of one
+    search, and a node is kept per depth).  Passes at a few depths, not a deepening by one
+    threat at a time, which took several times longer on quintet's long VCT benchmarks
     (bench_vct_white: proven at depth 16 in 4.2 s, not proven by deepening within 20 s).
     """
-    ts.pn_key[:] = 0
-    for d in sorted({min(SHORT_VCT_DEPTH, depth), depth}):
+    c = ts.counters
+    result = np.int64(PN_INF) << 32
+    done: set[tuple[int, int]] = set()
+    for most, limit in VCT_PASSES:
+        d = depth if most is None else min(most, depth)
+        if (d, limit) in done:
+            continue
+        done.add((d, limit))
+        c[THREAT_LIMIT] = limit
+        ts.pn_table[:, PN_KEY] = 0
+        ts.child_key[:] = 0
         result = _vct_root(pos, tab, ts, d, ply, False, PN_INF, PN_INF)
-        if result >> 32 == 0 or ts.counters[ABORTED]:
+        if result >> 32 == 0 or c[ABORTED]:
             break
     if result >> 32 != 0:
+        c[THREAT_LIMIT] = THREAT_DEPTH
         return False
-    depth = d
-    c = ts.counters
+    depth = d  # (the line is read with the proving pass's depth and threat limit)
     limit = c[NODE_LIMIT]
     # The deadline stays: in a timed move a cut-short line is better than a late move
     # (its first move is still a proven win).
     c[NODE_LIMIT], c[ABORTED] = 2**62, 0
     vct_line(pos, tab, ts, depth, ply)
     c[NODE_LIMIT] = limit
+    c[THREAT_LIMIT] = THREAT_DEPTH
     if c[LINE_LEN] <= ply:  # (never: the root entry was just stored)
         return False
     return True
