@@ -11,6 +11,7 @@ import pytest
 from gomoku_engine.board import Board
 from gomoku_engine.constants import BLACK, WHITE, Rule
 from gomoku_engine.engine import Engine, Limits, warmup
+from gomoku_engine.threats import THREAT_DEPTH, THREAT_LIMIT, VCT_PASSES
 
 from conftest import load_jsonl
 
@@ -309,3 +310,25 @@ def test_solve_command_prints_the_line_and_rejects_bad_input():
     usage = runner.invoke(main, ["solve", "--help"]).output
     assert (f"{engine.ROOT_VCF_DEPTH} for VCF, {engine.SOLVE_VCT_DEPTH} for VCT"
             in " ".join(usage.split()))
+
+
+def test_solve_vct_restores_the_full_threat_definition():
+    """solve_vct narrows the threat definition for one of its passes (VCT_PASSES); after a
+    win, after "no win" and after running out of time in that pass, the full definition
+    (THREAT_DEPTH) is back for the next solve and for the plain vct."""
+    records = {r["id"]: r for r in load_jsonl("puzzles_dev.jsonl")}
+    if not records:
+        pytest.skip("../shared/ is not beside the checkout")
+    assert any(limit < THREAT_DEPTH for _, limit in VCT_PASSES)
+    for name, time_ms, wins in (("quintet-test_vct_black", 5000, True),
+                                ("quintet-bench_vct_black", 300, False)):  # (cut short)
+        record = records[name]
+        engine = engine_from_stones(record["size"], Rule.RENJU, record["black"],
+                                    record["white"], BLACK if record["to_move"] == "black"
+                                    else WHITE)
+        assert engine.solve("vct", time_ms=time_ms).win is wins
+        assert engine._threats.counters[THREAT_LIMIT] == THREAT_DEPTH
+    engine = Engine(15, hash_mb=1)
+    engine.board.play(7, 7)
+    assert not engine.solve("vct", time_ms=2000).win
+    assert engine._threats.counters[THREAT_LIMIT] == THREAT_DEPTH
