@@ -12,6 +12,8 @@
   which numba does not offer: numba issue #4003), so the search keeps its own deadline
   even when the machine is so loaded that a timer thread wakes late.  On Windows it
   returns 0 and the timer thread alone stops the search.
+* :func:`unmanaged` hands a named tuple of arrays to kernels without numba's atomic
+  reference counting (the entry points called from Python use it; see its docstring).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ tables, Zobrist keys).  :func:`make_move` and :func:`unmake_move` update, for th
 patterns of both colours, the points' threat classes and values, the per-class counts and
 the value sums; plus the stone counts of the (at most 20) five-cell windows through the
 move, which tell in O(1) whether the move made five, and the 64-bit Zobrist key.  The
-move history (moves and previous keys) is the per-ply state stack.
+move history (moves and previous keys) is the per-ply state stack; ``make_move`` also logs
+each point it changes (``Position.undo``) and copies the counts and sums per ply
+(``count_stack``), and ``unmake_move`` restores them from there instead of recomputing.
 
 Contract of every kernel: the caller passes a legal move (an empty on-board point) for
 ``make_move``, and ``unmake_move`` undoes the last ``make_move`` exactly; nothing is

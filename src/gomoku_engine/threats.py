@@ -12,8 +12,9 @@ depth-first form strong engines use (rapfi's ``vcfsearch``, KataGomo's ``vcfsolv
   defender answers on the points that can break that VCF, or with a four of its own; the
   attacker must win against every such reply.  An attacker node tries VCF first.  This
   is quintet's definition (renju-note/quintet, ``src/mate/vct``).  :func:`solve_vct`
-  searches it by depth-first proof-number search (:func:`vct_dfpn`), a short pass and
-  then one at the full depth; :func:`vct` is the plain depth-first search of the same tree.
+  searches it by depth-first proof-number search (:func:`vct_dfpn`) in the passes of
+  ``VCT_PASSES`` (short, narrow, full); :func:`vct` is the plain depth-first search of the
+  same tree.
 
 Renju: black's fouls are never played (their threat class is ``T_NONE``), and a four of
 white's whose only block is a foul for black wins like a five.
