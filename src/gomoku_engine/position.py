@@ -222,8 +222,8 @@ def _renju_black_point(pos: Position, tab: Tables, cell: int) -> None:
 
 
 @njit
-def _renju_update(pos: Position, tab: Tables, cell: int) -> None:
-    """Renju, after a move on ``cell``: black's fouls on the points of its lines whose
+def _renju_update(pos: Position, tab: Tables) -> None:
+    """Renju, after a move: black's fouls on the points of its lines whose
     black patterns changed, and on every possible double three anywhere (whether a three
     is real depends on its extension points, whose lines the move may change).  An
     overline or a double four depends on the patterns alone, so a point whose patterns
@@ -255,11 +255,18 @@ def _renju_update(pos: Position, tab: Tables, cell: int) -> None:
                 _renju_black_point(pos, tab, other)
 
 
+@njit(inline="always")
+def _line_pattern(tab: Tables, key: int, side: int) -> int:
+    """The pattern ``side`` (0 black, 1 white) makes on a line with key ``key``: a half of
+    the byte of ``Tables.line_pair`` (black's in the low four bits)."""
+    return (tab.line_pair[key] >> (4 * side)) & 15
+
+
 @njit
 def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
     """Re-read the patterns of an empty, counted point whose line ``d`` changed."""
-    pair = tab.line_pair[pos.keys[cell, d]]
-    black, white = pair & 15, pair >> 4
+    key = pos.keys[cell, d]
+    black, white = _line_pattern(tab, key, 0), _line_pattern(tab, key, 1)
     if black == pos.patterns[0, cell, d] and white == pos.patterns[1, cell, d]:
         return  # often: a stone four or five cells away changes nothing
     _log_point(pos, cell, d)
@@ -313,10 +320,10 @@ def _restore_points(pos: Position, start: int) -> None:
 
 @njit
 def _add_point(pos: Position, tab: Tables, cell: int) -> None:
-    """Compute all patterns of a point that has just become empty and count it."""
+    """Compute all patterns of an empty point and count it (:func:`reset_position`)."""
     for side in range(2):
         for d in range(4):
-            pos.patterns[side, cell, d] = (tab.line_pair[pos.keys[cell, d]] >> (4 * side)) & 15
+            pos.patterns[side, cell, d] = _line_pattern(tab, pos.keys[cell, d], side)
         pos.threat_count[side, T_NONE] += 1  # counted as an empty T_NONE point, then
         _classify_point(pos, tab, side, cell)  # moved to its class
 
@@ -432,7 +439,7 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
             if pos.cells[behind] == EMPTY:
                 _refresh_line(pos, tab, behind, d)
     if tab.params[P_RENJU] != 0:
-        _renju_update(pos, tab, cell)
+        _renju_update(pos, tab)
     pos.moves[ply] = cell
     pos.key_stack[ply] = pos.key[0]
     pos.key[0] ^= tab.zobrist[colour, cell] ^ tab.zobrist[0, 0]

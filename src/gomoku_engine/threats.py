@@ -37,8 +37,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .constants import (
-    EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_OPEN_FOUR,
-    T_OPEN_THREE, THREE, TWO,
+    EMPTY, FIVE, FOUR, MAX_PLY, OPEN_FOUR, OPEN_TWO, PAD, T_FIVE, T_FOUR, T_OPEN_THREE, THREE,
+    TWO,
 )
 from .jit import atomic_load, monotonic_ns, njit, unmanaged
 from .position import (
@@ -235,14 +235,8 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
         n = 1
     else:
         n = _attacker_moves(pos, tab, ts, ply, us, T_FOUR)
-    # With one four left, only a four that the block cannot stop wins: one with two five
-    # points (an open four or a double four: class T_OPEN_FOUR), or, under renju, one whose
-    # only block is a foul for black.  The others need not even be played.
-    last_four_by_class = depth == 1 and not (them == 0 and tab.params[P_RENJU] != 0)
     for i in range(n):
         move = ts.moves[ply, i]
-        if last_four_by_class and pos.threat[us, move] < T_OPEN_FOUR:
-            continue
         make_move(pos, tab, move)
         if pos.threat_count[them, T_FIVE] > 0:  # the defender makes five instead
             unmake_move(pos, tab)
@@ -272,7 +266,7 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
 @njit
 def solve_vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bool:
     """:func:`vcf`, called from Python: the arrays go to the recursion without numba's
-    reference counting (see :func:`gomoku_engine.jit.unmanaged`), about twice as fast."""
+    reference counting (see :func:`gomoku_engine.jit.unmanaged`)."""
     return vcf(unmanaged(pos), unmanaged(tab), unmanaged(ts), depth, ply)
 
 
@@ -862,7 +856,7 @@ def _vct_root(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
 #: fours of the VCF that makes a quiet move a threat).  A short pass finds the short wins
 #: (and their short lines) cheaply.  Then the narrow threat definition of quintet's own long
 #: benchmarks (renju-note/quintet, src/mate/solve.rs: threat limit 2) up to 16 threats,
-#: which proves bench_vct_black in 3.7-4.2 s and bench_vct_white in 0.9 s, against 5.7 s
+#: which proves bench_vct_black in 3.4-4.2 s and bench_vct_white in 0.9 s, against 5.7 s
 #: and 2.2 s at the full definition.  Last the full definition at the full depth (fukumi
 #: moves need 3 fours, test_vct_fukumi_move).
 VCT_PASSES: tuple[tuple[int | None, int], ...] = ((4, THREAT_DEPTH), (16, 2),
