@@ -1,13 +1,16 @@
-"""Audit finished games for VCFs the loser allowed (issue 3's self-play check).
+"""Audit finished games for VCFs (or VCTs) the loser allowed (issue 3's self-play check).
 
-Usage: ``python scripts/vcf_audit.py FOLDER [--rule freestyle] [--time-ms 2000]``, where
-FOLDER was written by ``gomoku-engine match --out FOLDER`` (``summary.json`` and one
-``game_NNN.psq`` per game).  For every game won by a five, it finds the loser's first
-move after which the winner has a VCF (the engine's VCF solver, ``--time-ms`` per
-question).  That loss was *allowed* if, in the position before that move, some other
-move of the loser leaves the winner without a VCF (every empty point within two of a
-stone is tried); otherwise the VCF was already unstoppable there (a *forced* loss), or
-the game was lost to something other than a VCF.
+Usage: ``python scripts/vcf_audit.py FOLDER [--rule freestyle] [--time-ms 2000]
+[--kind vcf|vct]``, where FOLDER was written by ``gomoku-engine match --out FOLDER``
+(``summary.json`` and one ``game_NNN.psq`` per game).  For every game won by a five, it
+finds the loser's first move after which the winner has a VCF (the engine's solver,
+``--time-ms`` per question; with ``--kind vct`` a VCT, the solver's full depth).  That
+loss was *allowed* if, in the position before that move, some other move of the loser
+leaves the winner provably without one (every empty point within two of a stone is
+tried); otherwise it was already unstoppable there (a *forced* loss), or the game was
+lost to something the solver did not prove at any of the loser's moves.  The opening's
+stones (the record's leading moves with 0 ms, which ``match`` writes for them) are no
+one's decision and are not judged.  Each line names the loser (the match's engine names).
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ def engine_at(moves, size: int, rule: Rule) -> Engine:
     return engine
 
 
-def has_vcf(engine: Engine, time_ms: float) -> tuple[bool, bool]:
-    """``(win, unknown)`` for the side to move."""
-    result = engine.solve("vcf", time_ms=time_ms)
+def has_win(engine: Engine, time_ms: float, kind: str = "vcf") -> tuple[bool, bool]:
+    """``(win, unknown)`` for the side to move, by VCF or (``kind="vct"``) VCT."""
+    result = engine.solve(kind, time_ms=time_ms)
     return result.win, result.aborted
 
 
@@ -59,8 +62,9 @@ def near_points(board) -> list[tuple[int, int]]:
                     for dx in range(-2, 3) for dy in range(-2, 3))]
 
 
-def stops(engine: Engine, move: tuple[int, int], time_ms: float, fours_left: int = 2) -> bool:
-    """Does ``move`` of the side to move leave the opponent provably without a VCF?
+def stops(engine: Engine, move: tuple[int, int], time_ms: float, fours_left: int = 2,
+          kind: str = "vcf") -> bool:
+    """Does ``move`` of the side to move leave the opponent provably without a VCF (VCT)?
 
     A four is judged after the opponent's forced block, with us to move again: it stops
     the VCF only if some move of ours then does (a four alone only delays; asking the
@@ -74,7 +78,7 @@ def stops(engine: Engine, move: tuple[int, int], time_ms: float, fours_left: int
             return True
         fives = five_points(board, us)
         if not fives:
-            win, unknown = has_vcf(engine, time_ms)
+            win, unknown = has_win(engine, time_ms, kind)
             return not win and not unknown
         if len(fives) > 1 or not board.is_legal(*fives[0]):
             return True  # open four, double four, or (renju) the block is black's foul
@@ -82,27 +86,32 @@ def stops(engine: Engine, move: tuple[int, int], time_ms: float, fours_left: int
             return False
         board.play(*fives[0])  # the forced block (a renju foul block is a loss for black)
         try:
-            return any(stops(engine, m, time_ms, fours_left - 1) for m in near_points(board))
+            return any(stops(engine, m, time_ms, fours_left - 1, kind)
+                       for m in near_points(board))
         finally:
             board.undo()
     finally:
         board.undo()
 
 
-def audit_game(moves, winner: int, size: int, rule: Rule, time_ms: float) -> str:
-    loser_turns = [i for i in range(len(moves)) if (1 if i % 2 == 0 else 2) != winner]
+def audit_game(moves, winner: int, size: int, rule: Rule, time_ms: float,
+               kind: str = "vcf", opening: int = 0) -> str:
+    """The verdict on one game; ``moves[:opening]`` are the opening's stones."""
+    name = kind.upper()
+    loser_turns = [i for i in range(opening, len(moves))
+                   if (1 if i % 2 == 0 else 2) != winner]
     for i in loser_turns:
         after = engine_at(moves[: i + 1], size, rule)  # the winner to move
-        win, _ = has_vcf(after, time_ms)
+        win, _ = has_win(after, time_ms, kind)
         if not win:
             continue
         before = engine_at(moves[:i], size, rule)  # the loser to move
         for move in near_points(before.board):
-            if move != moves[i] and stops(before, move, time_ms):
-                return (f"ALLOWED: move {i + 1} {format_point(moves[i])} let a VCF in; "
+            if move != moves[i] and stops(before, move, time_ms, kind=kind):
+                return (f"ALLOWED: move {i + 1} {format_point(moves[i])} let a {name} in; "
                         f"{format_point(move)} would have stopped it")
-        return f"forced: at move {i + 1} every reply already lost to a VCF"
-    return "lost to an attack that was no VCF at any of the loser's moves"
+        return f"forced: at move {i + 1} every reply already lost to a {name}"
+    return f"lost to an attack that was no {name} at any of the loser's moves"
 
 
 def main() -> None:
@@ -110,6 +119,7 @@ def main() -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--rule", choices=sorted(RULES), default="freestyle")
     parser.add_argument("--time-ms", type=float, default=2000.0)
+    parser.add_argument("--kind", choices=("vcf", "vct"), default="vcf")
     args = parser.parse_args()
     summary = json.loads((args.folder / "summary.json").read_text())
     counts: dict[str, int] = {}
@@ -118,11 +128,14 @@ def main() -> None:
             continue
         width, _, record = read_psq((args.folder / f"game_{game['game']:03d}.psq").read_text())
         moves = [(x, y) for x, y, _ in record]
+        opening = next((i for i, (_, _, ms) in enumerate(record) if ms > 0), len(record))
         winner = 1 if game["result"] == "B+" else 2
-        verdict = audit_game(moves, winner, width, RULES[args.rule], args.time_ms)
-        kind = verdict.split(":")[0].split()[0]
-        counts[kind] = counts.get(kind, 0) + 1
-        print(f"game {game['game']:3d}: {verdict}", flush=True)
+        verdict = audit_game(moves, winner, width, RULES[args.rule], args.time_ms, args.kind,
+                             opening)
+        loser = game.get("white" if winner == 1 else "black", "?")
+        key = f"{loser} {verdict.split(':')[0].split()[0]}"
+        counts[key] = counts.get(key, 0) + 1
+        print(f"game {game['game']:3d} (lost by {loser}): {verdict}", flush=True)
     print("summary:", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
