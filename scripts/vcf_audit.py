@@ -76,6 +76,8 @@ def stops(engine: Engine, move: tuple[int, int], time_ms: float, fours_left: int
     try:
         if board.winner:
             return True
+        if five_points(board, 3 - us):
+            return False  # the opponent makes five at once (our four does not force it)
         fives = five_points(board, us)
         if not fives:
             win, unknown = has_win(engine, time_ms, kind)

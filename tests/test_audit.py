@@ -1,0 +1,73 @@
+"""``scripts/vcf_audit.py``: the game audit behind issue 3's "no game lost to a stoppable
+VCF" figure, on short games whose verdict is known by hand."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gomoku_engine.board import Board
+from gomoku_engine.constants import Rule
+from gomoku_engine.records import write_psq
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "vcf_audit.py"
+
+# Black builds h8 i8 j8 on row 8 while white plays on the a file: after white's third
+# move (a3, move 6) black's open three wins by VCF (k8 or g8 makes an open four).  A block
+# at g8 or k8 instead leaves black one four, which white blocks: no VCF.  Black then plays
+# k8 and g8 for five.
+ALLOWED_GAME = [(7, 7), (0, 0), (8, 7), (0, 1), (9, 7), (0, 2), (10, 7), (0, 3), (6, 7)]
+# White's fourth move, were black's open four on the board before it, could stop nothing:
+# the same game judged from an opening of seven stones (black's open four at move 7).
+FORCED_FROM = 7
+
+
+# Black's four h8-k8 (g8 white's) leaves one five point, l8; white plays a5 instead of
+# blocking and black makes five.  White's a4 would make a four of its own (a1-a4), but
+# black answers it with the five: only l8 stops the win.
+FOUR_GAME = [(7, 7), (6, 7), (8, 7), (0, 0), (9, 7), (0, 1), (13, 13), (0, 2), (10, 7),
+             (0, 4), (11, 7)]
+
+
+def run_audit(tmp_path: Path, kind: str, opening: int, game=ALLOWED_GAME) -> str:
+    moves = [(x, y, 0 if i < opening else 5) for i, (x, y) in enumerate(game)]
+    (tmp_path / "game_001.psq").write_text(write_psq(moves, 15))
+    summary = {"games": [{"game": 1, "black": "b", "white": "w", "result": "B+",
+                          "reason": "five", "stones": len(moves)}]}  # (the fields read)
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), "--kind", kind,
+                           "--time-ms", "2000"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("kind", ["vcf", "vct"])
+def test_audit_finds_the_move_that_let_the_win_in(tmp_path, kind):
+    out = run_audit(tmp_path, kind, opening=0)
+    assert f"game   1 (lost by w): ALLOWED: move 6 a3 let a {kind.upper()} in" in out
+    assert "summary: w ALLOWED 1" in out
+
+
+def test_audit_does_not_judge_the_opening_stones(tmp_path):
+    # With the first seven moves an opening (0 ms in the record), white's first judged
+    # move is move 8, when black's open four already wins whatever white plays.
+    out = run_audit(tmp_path, "vcf", opening=FORCED_FROM)
+    assert "game   1 (lost by w): forced: at move 8 every reply already lost to a VCF" in out
+
+
+def test_a_four_does_not_stop_a_five(tmp_path):
+    out = run_audit(tmp_path, "vcf", opening=0, game=FOUR_GAME)
+    assert "ALLOWED: move 10 a5 let a VCF in; l8 would have stopped it" in out
+
+
+@pytest.mark.parametrize("game", [ALLOWED_GAME, FOUR_GAME])
+def test_the_games_are_legal_black_wins(game):
+    board = Board(15, rule=Rule.FREESTYLE)
+    for x, y in game:
+        assert board.winner == 0 and board.is_legal(x, y)
+        board.play(x, y)
+    assert board.winner == 1
