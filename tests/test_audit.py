@@ -21,8 +21,8 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "vcf_audit.py"
 # at g8 or k8 instead leaves black one four, which white blocks: no VCF.  Black then plays
 # k8 and g8 for five.
 ALLOWED_GAME = [(7, 7), (0, 0), (8, 7), (0, 1), (9, 7), (0, 2), (10, 7), (0, 3), (6, 7)]
-# White's fourth move, were black's open four on the board before it, could stop nothing:
-# the same game judged from an opening of seven stones (black's open four at move 7).
+# The same game with its first seven moves an opening: white's first judged move is move
+# 8, when black's open four (move 7) already wins whatever white plays.
 FORCED_FROM = 7
 
 
@@ -53,8 +53,7 @@ def test_audit_finds_the_move_that_let_the_win_in(tmp_path, kind):
 
 
 def test_audit_does_not_judge_the_opening_stones(tmp_path):
-    # With the first seven moves an opening (0 ms in the record), white's first judged
-    # move is move 8, when black's open four already wins whatever white plays.
+    # (the opening's moves have 0 ms in the record, as match writes them)
     out = run_audit(tmp_path, "vcf", opening=FORCED_FROM)
     assert "game   1 (lost by w): forced: at move 8 every reply already lost to a VCF" in out
 

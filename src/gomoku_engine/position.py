@@ -82,7 +82,7 @@ class Position(NamedTuple):
     #: _log_point); unmake_move restores these instead of recomputing the patterns
     undo: npt.NDArray[np.int32]
     undo_start: npt.NDArray[np.int32]  #: int32[width*height+1] first undo entry per ply
-    #: int64[width*height+1, 2*N_THREATS+3] per ply, before the move: the per-class counts
+    #: int64[width*height+1, COUNT_FIELDS] per ply, before the move: the per-class counts
     #: of both colours, the two value sums and state[MAYBE_FOULS]
     count_stack: npt.NDArray[np.int64]
 
@@ -98,6 +98,11 @@ UNDO_LEN = 4  # entries in Position.undo
 # old patterns of both colours there, the old threat classes, values, foul and maybe_foul
 U_CELL, U_DIR, U_PATTERN, U_THREAT, U_VALUE, U_FOUL, U_MAYBE = 0, 1, 2, 4, 6, 8, 9
 UNDO_FIELDS = 10
+# Position.count_stack columns: both colours' per-class counts (side * N_THREATS + class),
+# then the two value sums, then state[MAYBE_FOULS]
+CS_VALUE_SUM = 2 * N_THREATS
+CS_MAYBE_FOULS = CS_VALUE_SUM + 2
+COUNT_FIELDS = CS_MAYBE_FOULS + 1
 #: undo entries a move may write besides renju's: its own point and the 40 of its lines
 UNDO_PER_MOVE = 41
 
@@ -148,7 +153,7 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
         key_stack=np.zeros(npts + 1, np.uint64),
         undo=np.zeros(((npts + 1) * _undo_per_move(tables, npts), UNDO_FIELDS), np.int32),
         undo_start=np.zeros(npts + 2, np.int32),
-        count_stack=np.zeros((npts + 1, 2 * N_THREATS + 3), np.int64),
+        count_stack=np.zeros((npts + 1, COUNT_FIELDS), np.int64),
     )
     reset_position(position, tables)
     return position
@@ -411,8 +416,8 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
     for s in range(2):
         for t in range(N_THREATS):
             saved[s * N_THREATS + t] = pos.threat_count[s, t]
-        saved[2 * N_THREATS + s] = pos.value_sum[s]
-    saved[2 * N_THREATS + 2] = pos.state[MAYBE_FOULS]
+        saved[CS_VALUE_SUM + s] = pos.value_sum[s]
+    saved[CS_MAYBE_FOULS] = pos.state[MAYBE_FOULS]
     pos.undo_start[ply] = pos.state[UNDO_LEN]
     _log_point(pos, cell, -1)
     _remove_point(pos, cell)
@@ -477,8 +482,8 @@ def unmake_move(pos: Position, tab: Tables) -> None:
     for s in range(2):
         for t in range(N_THREATS):
             pos.threat_count[s, t] = saved[s * N_THREATS + t]
-        pos.value_sum[s] = saved[2 * N_THREATS + s]
-    pos.state[MAYBE_FOULS] = saved[2 * N_THREATS + 2]
+        pos.value_sum[s] = saved[CS_VALUE_SUM + s]
+    pos.state[MAYBE_FOULS] = saved[CS_MAYBE_FOULS]
     pos.key[0] = pos.key_stack[ply]
     pos.state[PLY] = ply
     pos.state[TO_MOVE] = colour

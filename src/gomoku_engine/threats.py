@@ -494,9 +494,15 @@ def _pn_key(pos: Position, tab: Tables, cell: int, depth: int, defending: bool) 
     return key ^ salt ^ (np.uint64(depth + 1) * np.uint64(0xD6E8FEB86659FD93))
 
 
+@njit(inline="always")
+def _pn_index(ts: ThreatState, key: np.uint64) -> int:
+    """The row of ``ts.pn_table`` where the entry with ``key`` lives (always replaced)."""
+    return np.int64(key & np.uint64(ts.pn_table.shape[0] - 1))
+
+
 @njit
 def _pn_store(ts: ThreatState, key: np.uint64, pn: int, dn: int, move: int) -> None:
-    entry = ts.pn_table[key & np.uint64(ts.pn_table.shape[0] - 1)]
+    entry = ts.pn_table[_pn_index(ts, key)]
     entry[PN_KEY] = np.int64(key)
     entry[PN_PN] = pn
     entry[PN_DN] = dn
@@ -506,7 +512,7 @@ def _pn_store(ts: ThreatState, key: np.uint64, pn: int, dn: int, move: int) -> N
 @njit(inline="always")
 def _pn_slot(ts: ThreatState, key: np.uint64) -> int:
     """Slot of the proof-number entry with ``key``, or -1 if the table does not hold it."""
-    slot = np.int64(key & np.uint64(ts.pn_table.shape[0] - 1))
+    slot = _pn_index(ts, key)
     return slot if ts.pn_table[slot, PN_KEY] == np.int64(key) else -1
 
 
@@ -876,28 +882,27 @@ def solve_vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int 
     c = ts.counters
     result = np.int64(PN_INF) << 32
     done: set[tuple[int, int]] = set()
-    for most, limit in VCT_PASSES:
-        d = depth if most is None else min(most, depth)
-        if (d, limit) in done:
-            continue
-        done.add((d, limit))
-        c[THREAT_LIMIT] = limit
-        ts.pn_table[:, PN_KEY] = 0
-        ts.child_key[:] = 0
-        result = _vct_root(pos, tab, ts, d, ply, False, PN_INF, PN_INF)
-        if result >> 32 == 0 or c[ABORTED]:
-            break
-    if result >> 32 != 0:
+    try:
+        for most, limit in VCT_PASSES:
+            d = depth if most is None else min(most, depth)
+            if (d, limit) in done:
+                continue
+            done.add((d, limit))
+            c[THREAT_LIMIT] = limit
+            ts.pn_table[:, PN_KEY] = 0
+            ts.child_key[:] = 0
+            result = _vct_root(pos, tab, ts, d, ply, False, PN_INF, PN_INF)
+            if result >> 32 == 0 or c[ABORTED]:
+                break
+        if result >> 32 != 0:
+            return False
+        # The line is read with the proving pass's depth and threat limit.  The deadline
+        # stays: in a timed move a cut-short line is better than a late move (its first
+        # move is still a proven win).
+        node_limit = c[NODE_LIMIT]
+        c[NODE_LIMIT], c[ABORTED] = 2**62, 0
+        vct_line(pos, tab, ts, d, ply)
+        c[NODE_LIMIT] = node_limit
+        return bool(c[LINE_LEN] > ply)  # (always: the root entry was just stored)
+    finally:
         c[THREAT_LIMIT] = THREAT_DEPTH
-        return False
-    depth = d  # (the line is read with the proving pass's depth and threat limit)
-    limit = c[NODE_LIMIT]
-    # The deadline stays: in a timed move a cut-short line is better than a late move
-    # (its first move is still a proven win).
-    c[NODE_LIMIT], c[ABORTED] = 2**62, 0
-    vct_line(pos, tab, ts, depth, ply)
-    c[NODE_LIMIT] = limit
-    c[THREAT_LIMIT] = THREAT_DEPTH
-    if c[LINE_LEN] <= ply:  # (never: the root entry was just stored)
-        return False
-    return True
