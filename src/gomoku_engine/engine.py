@@ -24,9 +24,10 @@ from .notation import Point
 from .patterns import line_table
 from .position import make_move, pass_move, unmake_move
 from .search import (
-    ALLOW_STOP, DEADLINE, HORIZON_VCF, HORIZON_VCF_NODES, NODE_LIMIT, NODES, POLL,
-    POLL_INTERVAL, ROOT_FILTER, SELDEPTH, STOPPED, SearchState,
-    clear_search_state, generate_moves, kernel_clock_ns, new_search_state, search_depth,
+    ALLOW_STOP, DEADLINE, GENERATION, HORIZON_VCF, HORIZON_VCF_NODES, NODE_LIMIT, NODES, POLL,
+    POLL_INTERVAL, ROOT_CHANGED, ROOT_DONE, ROOT_FILTER, ROOT_MOVES, ROOT_SCORE, SELDEPTH,
+    STOPPED, SearchState, clear_search_state, generate_moves, kernel_clock_ns,
+    new_search_state, search_depth,
 )
 from . import ga, threats
 from .threats import ThreatState, clear_threat_state, new_threat_state
@@ -47,6 +48,21 @@ ROOT_VCT_SHARE = 0.6  # cumulative: our VCF until 5%, theirs 10%, the filter 30%
 #                       VCT through the filtered moves 45%
 
 DEFAULT_HASH_MB = 64.0
+
+# Aspiration windows (rapfi ``aspirationSearch``): from this depth on, an iteration first
+# searches a window of +-ASPIRATION_DELTA around the previous score, widened on a fail.
+ASPIRATION_DEPTH = 5
+ASPIRATION_DELTA = 600
+
+# Time use: after an iteration, another starts while the elapsed time is under the soft
+# budget times a factor (Stockfish's and rapfi's time managers): more when the best move
+# changed or the score fell, less when the move stayed the same for several iterations.
+# An iteration that the hard limit interrupts still counts when a root move finished in it.
+TIME_UNSTABLE = 0.6  #: added to the factor per best-move change in the last iteration
+TIME_STABLE = 0.75  #: the factor when the best move has not changed for STABLE_ITERATIONS
+STABLE_ITERATIONS = 4
+TIME_SCORE_DROP = 1000  #: a score drop of this much (eval units) adds 0.5 to the factor
+TIME_FACTOR_MAX = 2.0
 
 # ``INFO threats`` bits: which parts of the threat-space search a game move uses.
 THREATS_VCF = 1  #: our VCF and the opponent's (root move filter) at the root
@@ -250,6 +266,7 @@ class Engine:
         ss.counters[NODE_LIMIT] = limits.nodes if limits.nodes else 2**62
         ss.counters[DEADLINE], timer = self._start_clock(limits, start)
         ss.counters[ROOT_FILTER] = 0
+        ss.counters[GENERATION] = (ss.counters[GENERATION] + 1) % 256
         ss.counters[HORIZON_VCF] = (HORIZON_VCF_NODES if limits.threats and limits.horizon_vcf
                                      else 0)
         if limits.threats:
@@ -260,36 +277,43 @@ class Engine:
                 return won
         max_depth = min(limits.depth or MAX_PLY - 8, MAX_PLY - 8)
         best: SearchResult | None = None
-        last_iteration_ms = 0.0
+        stable = 0  # iterations since the best move last changed
         try:
             for depth in range(1, max_depth + 1):
-                before = time.perf_counter()
-                score = search_depth(board.position, board.tables, ss, self._threats, depth,
-                                     -INFINITY, INFINITY)
-                if ss.counters[STOPPED] != 0 or ss.pv_len[0] == 0:
-                    break  # an unfinished iteration is discarded
+                score, complete = self._aspiration(depth, best)
+                if ss.pv_len[0] == 0 or not (complete or ss.counters[ROOT_DONE] > 0):
+                    break  # stopped before any root move of this iteration was searched
                 elapsed = _ms_since(start)
                 pv = [board.geometry.xy(int(c)) for c in ss.pv[0, : ss.pv_len[0]]]
+                if not complete:
+                    # Interrupted: the moves searched so far at this depth include the
+                    # previous best (searched first), so the best of them is kept.
+                    if best is not None and pv[0] != best.move:
+                        best = SearchResult(pv[0], int(ss.counters[ROOT_SCORE]), best.depth,
+                                            best.seldepth, int(ss.counters[NODES]), elapsed, pv)
+                    break
+                changed = best is not None and pv[0] != best.move
+                dropped = best.score - score if best is not None else 0
                 best = SearchResult(pv[0], int(score), depth, int(ss.counters[SELDEPTH]),
                                     int(ss.counters[NODES]), elapsed, pv)
                 if on_iteration is not None:
                     on_iteration(SearchInfo(depth, int(ss.counters[SELDEPTH]), int(score),
                                             int(ss.counters[NODES]), elapsed, pv))
                 ss.counters[ALLOW_STOP] = 1
-                this_iteration_ms = _ms_since(before)
                 mate = mate_in(int(score))
                 if mate is not None and depth > abs(mate) + 1:
                     break  # the forced line is found; deeper search cannot change it
-                if limits.soft_ms is not None and elapsed >= limits.soft_ms:
-                    break
-                if limits.hard_ms is not None:
-                    # Start the next iteration only if it is likely to finish: measured
-                    # stronger than starting it anyway and keeping a part of it.
-                    growth = this_iteration_ms / last_iteration_ms if last_iteration_ms > 0 else 3
-                    predicted = this_iteration_ms * min(max(growth, 1.5), 6.0)
-                    if elapsed + predicted > limits.hard_ms:
+                if ss.counters[ROOT_MOVES] == 1 and depth >= 2:
+                    break  # a forced move: nothing to choose
+                stable = 0 if changed else stable + 1
+                if limits.soft_ms is not None:
+                    factor = 1.0 + TIME_UNSTABLE * int(ss.counters[ROOT_CHANGED] + changed)
+                    if mate is None and dropped > 0:
+                        factor += 0.5 * min(1.0, dropped / TIME_SCORE_DROP)
+                    if stable >= STABLE_ITERATIONS:
+                        factor *= TIME_STABLE
+                    if elapsed >= limits.soft_ms * min(factor, TIME_FACTOR_MAX):
                         break
-                last_iteration_ms = this_iteration_ms
         finally:
             if timer is not None:
                 timer.cancel()
@@ -297,6 +321,33 @@ class Engine:
             best = self._fallback(start)
         best.time_ms = _ms_since(start)
         return best
+
+    def _aspiration(self, depth: int, previous: SearchResult | None) -> tuple[int, bool]:
+        """One iteration at ``depth``, in an aspiration window around ``previous.score``
+        widened after every fail (rapfi's ``aspirationSearch``).
+
+        :returns: ``(score, complete)``; when the search was stopped (``complete`` False)
+            the root's best completed move is ``ss.pv[0]`` (if ``ss.pv_len[0]``), scoring
+            ``ss.counters[ROOT_SCORE]``.
+        """
+        board, ss = self.board, self._state
+        alpha, beta, delta = -INFINITY, INFINITY, ASPIRATION_DELTA
+        if (previous is not None and depth >= ASPIRATION_DEPTH
+                and mate_in(previous.score) is None):
+            alpha, beta = previous.score - delta, previous.score + delta
+        while True:
+            score = search_depth(board.position, board.tables, ss, self._threats, depth,
+                                 alpha, beta)
+            if ss.counters[STOPPED] != 0:
+                return score, False
+            if score <= alpha and alpha > -INFINITY:
+                beta = (alpha + beta) // 2
+                alpha = max(score - delta, -INFINITY)
+            elif score >= beta and beta < INFINITY:
+                beta = min(score + delta, INFINITY)
+            else:
+                return score, True
+            delta *= 2
 
     def _start_clock(self, limits: Limits, start: float) -> tuple[int, threading.Timer | None]:
         """The kernel deadline (``kernel_clock_ns`` value, 0: none) and a started stop timer.

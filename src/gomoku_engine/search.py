@@ -1,5 +1,9 @@
-"""The jitted search: fail-soft negamax alpha-beta with PVS, a transposition table,
-killers, history, threat-driven forced replies, local candidates and a breadth limit.
+"""The jitted search: fail-soft negamax alpha-beta with PVS, a bucketed transposition
+table, killers, counter moves, history, threat-driven forced replies, local candidates, a
+breadth limit, and the selectivity of the strong alpha-beta engines (rapfi's
+``search/ab/search.cpp`` and Stockfish): reverse futility pruning, razoring, internal
+iterative reduction, move-count pruning and late-move reductions from a table in
+log(depth) x log(move number).
 
 One call of :func:`search_depth` searches the position to a fixed depth; iterative
 deepening, time control and reporting live in :mod:`gomoku_engine.engine`, which calls it
@@ -21,10 +25,19 @@ Node order at every node (from the point of view of the side to move, "us"):
 5. the opponent threatens a forced win (it has a four-three or open-four point): only our
    four-making moves and the points on the opponent's threat lines are searched
    (the defence rule of rapfi's move picker, ``DEFENCE`` moves);
-6. otherwise every empty point in the 5x5 neighbourhood of a stone, ordered by TT move,
-   then one-ply priority (attack value + defence value), killers and history, and cut to
-   the best ``breadth`` moves (the breadth limit on weak candidates); quiet late moves are
-   searched one ply shallower first (late-move reduction).
+6. at a non-PV node whose opponent threatens nothing forced: reverse futility pruning
+   (the static evaluation beats beta by a margin per ply of depth: return it) and
+   razoring (at depth 1-2 it stays below alpha by a margin and we have no four to start a
+   VCF: return it); without a TT move at depth 4 or more, one ply less (internal
+   iterative reduction);
+7. otherwise every empty point in the 5x5 neighbourhood of a stone, ordered by TT move,
+   then one-ply priority (attack value + defence value), killers, the counter move and
+   history, and cut to the best ``breadth`` moves (the breadth limit on weak candidates).
+   At non-PV nodes quiet moves past a count that grows with depth are pruned (move-count
+   pruning); later moves are searched shallower first (late-move reduction: the table
+   value, less for killers, the counter move, threats and defences and at PV nodes, more
+   at expected cut nodes and when the evaluation is not improving), then at full depth if
+   they beat alpha.
 
 Mate scores are stored in the transposition table relative to the node (Stockfish's
 ``value_to_tt``/``value_from_tt``) so they stay correct at any depth.
@@ -65,7 +78,12 @@ DEADLINE = 7  # kernel_clock_ns() value at which to stop; 0: none
 ROOT_FILTER = 8  # 1: only root moves with root_allowed[cell] != 0 are searched
 HORIZON_VCF = 9  # node budget of the VCF at the horizon; 0: off
 POLL = 10  # nodes left until the next stop check
-N_COUNTERS = 11
+GENERATION = 11  # age of this move's search in the transposition table (0..255)
+ROOT_DONE = 12  # root moves fully searched in the running iteration
+ROOT_CHANGED = 13  # times a root move other than the first raised alpha in it
+ROOT_SCORE = 14  # score of the root's best completed move in it (with the PV in pv[0])
+ROOT_MOVES = 15  # root candidates of the last iteration (1: the move is forced)
+N_COUNTERS = 16
 POLL_INTERVAL = 256
 
 # transposition-table bound flags
@@ -73,13 +91,30 @@ TT_EXACT = 1
 TT_LOWER = 2
 TT_UPPER = 3
 
-TT_ENTRY_BYTES = 16  # uint64 key + int16 move + int32 score + int8 depth + int8 flag (+pad)
+#: uint64 key + int16 move + int32 score + int32 static evaluation + int8 depth, flag, age
+TT_ENTRY_BYTES = 21
+#: entries per bucket: a position may sit in any of them, and a new one replaces the
+#: entry of least ``depth - TT_AGE_WEIGHT * age`` (Stockfish's replacement rule)
+TT_BUCKET = 4
+TT_AGE_WEIGHT = 8
+NO_EVAL = -(2**31) + 1  #: static evaluation not stored
 KILLER_BONUS = 300
+COUNTER_BONUS = 200
 HISTORY_CAP = 250
 DEFAULT_ROOT_BREADTH = 32
 DEFAULT_BREADTH = 16
-LMR_MIN_DEPTH = 3
-LMR_MIN_INDEX = 4
+# Selectivity.  The evaluation's unit is about 1/20 of rapfi's (a quiet move changes it
+# by a few hundred to a few thousand), so the margins are rapfi's scaled by about 20 and
+# then set by matches (docs/strength.md).
+LMR_MIN_DEPTH = 2
+LMR_BASE = 0.25
+LMR_DIVISOR = 2.0  #: reduction = LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR
+LMR_TABLE_SIZE = 64
+FUTILITY_DEPTH = 5  #: reverse futility pruning at depth 1..FUTILITY_DEPTH
+FUTILITY_MARGIN = 900  #: per ply of depth (one less when the evaluation improves)
+RAZOR_MARGIN = 2500  #: razoring at depth 1..2: per ply of depth
+IIR_DEPTH = 4  #: no TT move at this depth or more: search one ply less
+MOVE_COUNT_DEPTH = 7  #: move-count pruning at depth 1..MOVE_COUNT_DEPTH
 # VCF at the horizon (a quiescence of fours, rapfi "dive into vcf search when the depth
 # reaches zero"): at most this many fours and solver nodes per leaf.
 HORIZON_VCF_DEPTH = 8
@@ -92,10 +127,17 @@ class SearchState(NamedTuple):
     tt_key: npt.NDArray[np.uint64]  #: uint64[tt_size] Zobrist key of each entry
     tt_move: npt.NDArray[np.int16]  #: int16[tt_size] best move (flat cell) or -1
     tt_score: npt.NDArray[np.int32]  #: int32[tt_size] score, mates relative to the node
+    tt_eval: npt.NDArray[np.int32]  #: int32[tt_size] static evaluation or NO_EVAL
     tt_depth: npt.NDArray[np.int8]  #: int8[tt_size] draft of the stored search
     tt_flag: npt.NDArray[np.int8]  #: int8[tt_size] TT_EXACT / TT_LOWER / TT_UPPER
+    tt_age: npt.NDArray[np.uint8]  #: uint8[tt_size] GENERATION of the search that stored it
     killers: npt.NDArray[np.int32]  #: int32[MAX_PLY, 2]
     history: npt.NDArray[np.int32]  #: int32[2, n_cells]
+    #: int32[2, n_cells] per side, the move that last refuted the opponent's move on a cell
+    counter_moves: npt.NDArray[np.int32]
+    eval_stack: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1] static evaluation per ply
+    #: float64[LMR_TABLE_SIZE, LMR_TABLE_SIZE] late-move reduction by depth and move number
+    reductions: npt.NDArray[np.float64]
     pv: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1, MAX_PLY + 1] triangular PV table
     pv_len: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1]
     move_buf: npt.NDArray[np.int32]  #: int32[MAX_PLY, n_points] candidates per ply
@@ -119,10 +161,15 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
         tt_key=np.empty(size, np.uint64),
         tt_move=np.empty(size, np.int16),
         tt_score=np.empty(size, np.int32),
+        tt_eval=np.empty(size, np.int32),
         tt_depth=np.empty(size, np.int8),
         tt_flag=np.empty(size, np.int8),
+        tt_age=np.empty(size, np.uint8),
         killers=np.empty((MAX_PLY, 2), np.int32),
         history=np.empty((2, n_cells), np.int32),
+        counter_moves=np.empty((2, n_cells), np.int32),
+        eval_stack=np.zeros(MAX_PLY + 1, np.int32),
+        reductions=reduction_table(),
         pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), np.int32),
         pv_len=np.zeros(MAX_PLY + 1, np.int32),
         move_buf=np.zeros((MAX_PLY, n_points), np.int32),
@@ -146,10 +193,25 @@ def clear_search_state(ss: SearchState) -> None:
     ss.tt_key[:] = 0
     ss.tt_move[:] = -1
     ss.tt_score[:] = 0
+    ss.tt_eval[:] = NO_EVAL
     ss.tt_depth[:] = 0
     ss.tt_flag[:] = 0
+    ss.tt_age[:] = 0
     ss.killers[:] = -1
     ss.history[:] = 0
+    ss.counter_moves[:] = -1
+
+
+def reduction_table() -> npt.NDArray[np.float64]:
+    """``float64[LMR_TABLE_SIZE, LMR_TABLE_SIZE]``: the late-move reduction (plies) of the
+    move numbered ``m`` (1-based) at depth ``d``: ``LMR_BASE + log(d) log(m) / LMR_DIVISOR``
+    (the form of Stockfish's and rapfi's reduction tables; 0 where either is 0)."""
+    d = np.arange(LMR_TABLE_SIZE, dtype=np.float64)
+    logs = np.log(np.maximum(d, 1.0))
+    table = LMR_BASE + np.outer(logs, logs) / LMR_DIVISOR
+    table[0, :] = 0.0
+    table[:, 0] = 0.0
+    return table
 
 
 @njit
@@ -216,6 +278,7 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     scores = ss.score_buf[ply]
     k0 = ss.killers[ply, 0]
     k1 = ss.killers[ply, 1]
+    counter = _counter_move(pos, ss, us)
     n = 0
     for cell in tab.points:
         if (pos.cells[cell] != EMPTY or pos.near[cell] == 0
@@ -231,6 +294,8 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
             score = pos.value[us, cell] + DEFENCE_NUM * pos.value[them, cell] // DEFENCE_DIV
             if cell == k0 or cell == k1:
                 score += KILLER_BONUS
+            elif cell == counter:
+                score += COUNTER_BONUS
             h = ss.history[us, cell] >> 4
             score += h if h < HISTORY_CAP else HISTORY_CAP
         # insertion into the sorted top-``breadth`` prefix
@@ -248,6 +313,13 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
         moves[i] = cell
         scores[i] = score
     return n
+
+
+@njit
+def _counter_move(pos: Position, ss: SearchState, us: int) -> int:
+    """The move that last refuted the opponent's last move (counter-move heuristic), or -1."""
+    ply = pos.state[PLY]
+    return ss.counter_moves[us, pos.moves[ply - 1]] if ply > 0 else -1
 
 
 @njit
@@ -274,13 +346,58 @@ def kernel_clock_ns() -> int:
 
 
 @njit
+def _tt_probe(ss: SearchState, key: np.uint64) -> int:
+    """Index of ``key``'s entry in its bucket, or -1."""
+    base = (key & np.uint64(ss.tt_key.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1)
+    for j in range(TT_BUCKET):
+        if ss.tt_key[base + j] == key:
+            return int(base) + j
+    return -1
+
+
+@njit
+def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eval: int,
+              depth: int, flag: int) -> None:
+    """Store a search result in ``key``'s bucket: over its own entry if there is one (an
+    unknown move keeps the old one), else over the entry of least depth, older entries
+    counting ``TT_AGE_WEIGHT`` plies less per search since they were stored."""
+    base = int((key & np.uint64(ss.tt_key.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1))
+    generation = ss.counters[GENERATION]
+    slot = -1
+    worst = 1 << 30
+    for j in range(TT_BUCKET):
+        i = base + j
+        if ss.tt_key[i] == key:
+            slot = i
+            if move < 0:
+                move = ss.tt_move[i]
+            break
+        age = (generation - ss.tt_age[i]) & 255
+        weight = ss.tt_depth[i] - TT_AGE_WEIGHT * age
+        if weight < worst:
+            worst = weight
+            slot = i
+    ss.tt_key[slot] = key
+    ss.tt_move[slot] = move
+    ss.tt_score[slot] = score
+    ss.tt_eval[slot] = static_eval
+    ss.tt_depth[slot] = depth
+    ss.tt_flag[slot] = flag
+    ss.tt_age[slot] = generation
+
+
+@njit
 def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
-            alpha: int, beta: int, ply: int) -> int:
+            alpha: int, beta: int, ply: int, cut_node: int) -> int:
     """Fail-soft alpha-beta value of the position for the side to move.
 
-    The board is restored on return.  After a stop (``ss.counters[STOPPED]``) the returned
-    value is meaningless and the caller must discard it.  ``ss.pv[ply, :ss.pv_len[ply]]``
-    holds the principal variation from this node.
+    ``beta - alpha > 1`` makes a PV node; ``cut_node`` (1 or 0) says a null-window node is
+    expected to fail high (its reductions are larger).  Every int argument is passed as an
+    int64 variable, never a literal: a literal makes numba compile a second specialisation
+    of this recursive kernel, which crashes when loaded back from the on-disk cache.  The board is restored on return.  After a
+    stop (``ss.counters[STOPPED]``) the returned value is meaningless and the caller must
+    discard it.  ``ss.pv[ply, :ss.pv_len[ply]]`` holds the principal variation from this
+    node.
     """
     ss.pv_len[ply] = 0
     if _poll_stop(ss):
@@ -301,8 +418,11 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             return -(MATE - ply - 2)
         if ply >= MAX_PLY - 2:
             return evaluate(pos)
+        # the only move: searched at the same depth (the extension of the reply to a four)
+        ss.eval_stack[ply] = -ss.eval_stack[ply - 1] if ply > 0 else evaluate(pos)
         make_move(pos, tab, block)
-        score = -negamax(pos, tab, ss, ts, depth, -beta, -alpha, ply + 1)
+        score = -negamax(pos, tab, ss, ts, depth, -beta, -alpha, ply + 1,
+                         np.int64(1 - cut_node))
         unmake_move(pos, tab)
         _pv_extend(ss, ply, block)
         return score
@@ -338,58 +458,124 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                 return MATE - ply - n
         return evaluate(pos)
 
+    pv_node = beta - alpha > 1
     key = pos.key[0]
-    slot = key & np.uint64(ss.tt_key.shape[0] - 1)
+    entry = _tt_probe(ss, key)
     tt_move = -1
-    if ss.tt_key[slot] == key:
-        tt_move = ss.tt_move[slot]
-        if ply > 0 and ss.tt_depth[slot] >= depth:
-            tt_score = _score_from_tt(ss.tt_score[slot], ply)
-            flag = ss.tt_flag[slot]
+    static_eval = NO_EVAL
+    if entry >= 0:
+        tt_move = ss.tt_move[entry]
+        static_eval = ss.tt_eval[entry]
+        if ply > 0 and ss.tt_depth[entry] >= depth:
+            tt_score = _score_from_tt(ss.tt_score[entry], ply)
+            flag = ss.tt_flag[entry]
             if (flag == TT_EXACT or (flag == TT_LOWER and tt_score >= beta)
                     or (flag == TT_UPPER and tt_score <= alpha)):
                 if tt_move >= 0:
                     _pv_leaf(ss, ply, tt_move)
                 return tt_score
+    if static_eval == NO_EVAL:
+        static_eval = evaluate(pos)
+    ss.eval_stack[ply] = static_eval
+    improving = ply >= 2 and static_eval > ss.eval_stack[ply - 2]
+    # the opponent threatens a forced win (four-three or open-four points): only fours
+    # and defences are searched, and nothing is pruned
+    threatened = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
+
+    if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
+        # Reverse futility pruning (rapfi "futility pruning: child node", ~121 Elo).
+        if (depth <= FUTILITY_DEPTH
+                and static_eval - FUTILITY_MARGIN * (depth - (1 if improving else 0)) >= beta):
+            return static_eval
+        # Razoring (rapfi's ~68 Elo step drops into a VCF search; we have no four to
+        # start one, so the static evaluation stands).
+        if (depth <= 2 and static_eval + RAZOR_MARGIN * depth <= alpha
+                and four_points(pos, us) == 0):
+            return static_eval
+    # Internal iterative reduction: no TT move to search first, so likely a poor order.
+    if tt_move < 0 and depth >= IIR_DEPTH and (pv_node or cut_node != 0):
+        depth -= 1
 
     breadth = ss.counters[ROOT_BREADTH] if ply == 0 else ss.counters[BREADTH]
     n = generate_moves(pos, tab, ss, ply, tt_move, breadth)
     if n == 0:
-        return evaluate(pos)
+        return static_eval
+    if ply == 0:
+        ss.counters[ROOT_MOVES] = n
     alpha_orig = alpha
     best = -INFINITY
     best_move = -1
+    k0 = ss.killers[ply, 0]
+    k1 = ss.killers[ply, 1]
+    counter = _counter_move(pos, ss, us)
+    prev = pos.moves[pos.state[PLY] - 1] if pos.state[PLY] > 0 else -1
+    move_limit = 3 + int(depth ** 1.3)
+    if not improving:
+        move_limit = move_limit // 2 + 1
     for i in range(n):
         move = ss.move_buf[ply, i]
-        # Late-move reduction: a quiet late move (no three of ours, no open three of theirs
-        # on the point) is first searched one ply shallower (rapfi: LMR ~59 Elo).
-        reduction = 0
-        if (depth >= LMR_MIN_DEPTH and i >= LMR_MIN_INDEX and pos.threat[us, move] < T_OPEN_THREE
-                and pos.threat[them, move] < T_OPEN_THREE):
-            reduction = 1
+        quiet = pos.threat[us, move] < T_OPEN_THREE and pos.threat[them, move] < T_OPEN_THREE
+        # Move-count pruning (rapfi ~107 Elo): once a move has been searched, quiet late
+        # moves at shallow non-PV nodes are not tried.
+        if (quiet and not pv_node and not threatened and depth <= MOVE_COUNT_DEPTH
+                and i >= move_limit and best > -MATE_BOUND):
+            continue
+        new_depth = depth - 1
         make_move(pos, tab, move)
         if i == 0:
-            score = -negamax(pos, tab, ss, ts, depth - 1, -beta, -alpha, ply + 1)
+            score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
+                             np.int64(0 if pv_node or cut_node != 0 else 1))
         else:
-            score = -negamax(pos, tab, ss, ts, depth - 1 - reduction, -alpha - 1, -alpha,
-                             ply + 1)
-            if reduction and score > alpha:
-                score = -negamax(pos, tab, ss, ts, depth - 1, -alpha - 1, -alpha, ply + 1)
-            if alpha < score < beta:
-                score = -negamax(pos, tab, ss, ts, depth - 1, -beta, -alpha, ply + 1)
+            # Late-move reduction (rapfi ~59 Elo), from the table, adjusted per move.
+            r = 0
+            if depth >= LMR_MIN_DEPTH:
+                r = int(ss.reductions[min(depth, LMR_TABLE_SIZE - 1),
+                                      min(i + 1, LMR_TABLE_SIZE - 1)])
+                if pv_node:
+                    r -= 1
+                if cut_node != 0:
+                    r += 1
+                if not improving:
+                    r += 1
+                if move == k0 or move == k1 or move == counter:
+                    r -= 1
+                if not quiet:  # makes an open three or more, or stops one of theirs
+                    r -= 2
+                if ss.history[us, move] > 64 * depth * depth:
+                    r -= 1
+                if r > new_depth - 1:
+                    r = new_depth - 1
+                if r < 0:
+                    r = 0
+            score = -negamax(pos, tab, ss, ts, new_depth - r, -alpha - 1, -alpha, ply + 1,
+                              np.int64(1))
+            if r > 0 and score > alpha:
+                score = -negamax(pos, tab, ss, ts, new_depth, -alpha - 1, -alpha, ply + 1,
+                                 np.int64(1 - cut_node))
+            if pv_node and alpha < score < beta:
+                score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
+                                 np.int64(0))
         unmake_move(pos, tab)
         if ss.counters[STOPPED] != 0:
             return 0
+        if ply == 0:
+            ss.counters[ROOT_DONE] += 1
         if score > best:
             best = score
             best_move = move
             if score > alpha:
                 alpha = score
                 _pv_extend(ss, ply, move)
+                if ply == 0:
+                    ss.counters[ROOT_SCORE] = score
+                    if i > 0:
+                        ss.counters[ROOT_CHANGED] += 1
                 if score >= beta:
                     if move != ss.killers[ply, 0]:
                         ss.killers[ply, 1] = ss.killers[ply, 0]
                         ss.killers[ply, 0] = move
+                    if prev >= 0:
+                        ss.counter_moves[us, prev] = move
                     ss.history[us, move] += depth * depth
                     break
     if best >= beta:
@@ -398,11 +584,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         flag = TT_EXACT
     else:
         flag = TT_UPPER
-    ss.tt_key[slot] = key
-    ss.tt_move[slot] = best_move
-    ss.tt_score[slot] = _score_to_tt(best, ply)
-    ss.tt_depth[slot] = depth
-    ss.tt_flag[slot] = flag
+    _tt_store(ss, key, best_move, _score_to_tt(best, ply), static_eval, depth, flag)
     return best
 
 
@@ -417,6 +599,8 @@ def search_depth(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, d
     :returns: the root score; the principal variation is ``ss.pv[0, :ss.pv_len[0]]``.
     """
     ss.counters[SELDEPTH] = 0
+    ss.counters[ROOT_DONE] = 0
+    ss.counters[ROOT_CHANGED] = 0
     return int(_negamax_root(pos, tab, ss, ts, depth, alpha, beta, 0))
 
 
@@ -426,7 +610,7 @@ def _negamax_root(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, 
     """:func:`negamax` without numba's reference counting of the arrays (see
     :func:`gomoku_engine.jit.unmanaged`; the Python caller holds them)."""
     return negamax(unmanaged(pos), unmanaged(tab), unmanaged(ss), unmanaged(ts), depth, alpha,
-                   beta, ply)
+                   beta, ply, np.int64(0))
 
 
 __all__ = ["SearchState", "clear_search_state", "find_threat", "generate_moves", "negamax",

@@ -8,8 +8,12 @@ Semantics follow the Gomocup protocol (``../shared/protocol.md`` section 5):
   (it may be negative when a manager lets an engine overrun).
 
 The *hard* budget is when the search must stop (the move is then sent at once); the *soft*
-budget is the time after which no new iteration starts.  A safety margin keeps Python and
-pipe overheads out of the manager's tolerance, which the engine never plans to use.
+budget is the time after which no new iteration starts, scaled by the search between 0.75x
+(the best move has been stable) and 2x (it keeps changing, or the score falls), see
+:meth:`gomoku_engine.engine.Engine.search`.  An iteration the hard budget interrupts still
+gives its best completed root move, so the soft budget can start iterations late: at a
+fixed turn time, moves take 60-90% of the turn.  A safety margin keeps Python and pipe
+overheads out of the manager's tolerance, which the engine never plans to use.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ UNLIMITED = 2147483647
 FAST_MOVE_MS = 150.0
 #: Moves we expect still to play when spreading the match time (rapfi-like estimate).
 MIN_MOVES_TO_GO = 16
+#: the soft budget as a share of the hard one
+SOFT_SHARE = 0.5
 
 
 @dataclass
@@ -47,9 +53,10 @@ class TimeControl:
             to_go = max(MIN_MOVES_TO_GO, 50 - moves_played // 4)
             share = left / to_go
             hard = min(hard, left * 0.25 - self.margin(left), share * 3)
-            soft = min(hard * 0.5, share)
+            # a move takes one to two soft budgets on average (see the module docstring)
+            soft = min(hard * SOFT_SHARE, share * 0.6)
         elif self.turn_ms > 0:
-            soft = hard * 0.5
+            soft = hard * SOFT_SHARE
         else:  # timeout_turn 0 and no match limit: move at once
             hard = FAST_MOVE_MS
             soft = FAST_MOVE_MS / 2
