@@ -59,7 +59,7 @@ ASPIRATION_DELTA = 600
 # changed or the score fell, less when the move stayed the same for several iterations.
 # An iteration that the hard limit interrupts still counts when a root move finished in it.
 TIME_UNSTABLE = 0.6  #: added to the factor per best-move change in the last iteration
-TIME_STABLE = 0.75  #: the factor when the best move has not changed for STABLE_ITERATIONS
+TIME_STABLE = 0.85  #: the factor when the best move has not changed for STABLE_ITERATIONS
 STABLE_ITERATIONS = 4
 TIME_SCORE_DROP = 1000  #: a score drop of this much (eval units) adds 0.5 to the factor
 TIME_FACTOR_MAX = 2.0

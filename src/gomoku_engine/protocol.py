@@ -44,7 +44,7 @@ ABOUT = (f'name="gomoku-engine", version="{__version__}", '
 #: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
 MEMORY_RESERVE_MB = 230
 #: Longest wait for the warm-up before START answers OK, seconds.
-START_WAIT_S = 0.8
+START_WAIT_S = 2.5
 #: Commands the reader thread acts on itself, without waiting for the main thread.
 _IMMEDIATE = {"END", "YXSTOP", "STOP"}
 #: Known command words (an unterminated BOARD block ends when one of these arrives).

@@ -26,7 +26,7 @@ FAST_MOVE_MS = 150.0
 #: Moves we expect still to play when spreading the match time (rapfi-like estimate).
 MIN_MOVES_TO_GO = 16
 #: the soft budget as a share of the hard one
-SOFT_SHARE = 0.7
+SOFT_SHARE = 0.8
 
 
 @dataclass
