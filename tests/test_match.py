@@ -198,6 +198,27 @@ def test_cli_round_robin_with_options_and_standings(tmp_path):
     assert len(summary["games"]) == 6
 
 
+@pytest.mark.parametrize("code, name", [("0", "freestyle"), ("4", "renju"), ("9", "caro5")])
+def test_cli_rule_codes_play_the_same_games_as_names(tmp_path, code, name):
+    """``--rule`` takes the protocol's codes as well as the names (c-gomoku-cli's -rule)."""
+    played = []
+    for rule in (code, name):
+        log = tmp_path / f"{rule}.log"
+        out = tmp_path / f"out-{rule}"
+        args = ["match", "--engine", f"a={_cli_engine(random_brain('--log', str(log)))}",
+                "--engine", f"b={_cli_engine(random_brain('--seed', '5'))}",
+                "--games", "2", "--turn-ms", "1000", "--rule", rule, "--out", str(out)]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        rules_sent = {line for line in log.read_text().splitlines()
+                      if line.startswith("INFO rule")}
+        results = [g["result"] for g in json.loads((out / "summary.json").read_text())["games"]]
+        records = [path.read_text() for path in sorted(out.glob("*.sgf"))]  # no move times
+        played.append((rules_sent, results, records))
+    assert played[0] == played[1]
+    assert played[0][0] == {f"INFO rule {int(code) if code != '9' else 9}"}
+
+
 @pytest.mark.parametrize("args, message", [
     (["--engine", "a=x"], "at least two"),
     (["--engine", "a=x", "--engine", "a=y"], "two engines named"),

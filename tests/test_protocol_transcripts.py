@@ -53,6 +53,12 @@ _ABOUT_PAIR = re.compile(r'(\w+)="([^"]*)"')
 Point = tuple[int, int]
 
 
+def _five_in_a_row(points: set[Point]) -> bool:
+    """Five or more of ``points`` in a row (the transcripts' BOARDs hold no overline)."""
+    return any(all((x + k * dx, y + k * dy) in points for k in range(5))
+               for x, y in points for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)))
+
+
 # --- running the engine --------------------------------------------------------------------
 def engine_command(*python_flags: str) -> list[str]:
     return [sys.executable, *python_flags, "-m", "gomoku_engine"]
@@ -354,14 +360,14 @@ class Tracker:
                 self.valid = False
                 return
             stones.append((x, y, f))
-        own = sum(1 for s in stones if s[2] == 1)
-        opponent = sum(1 for s in stones if s[2] == 2)
         points = [(x, y) for x, y, _ in stones]
+        # any counts are a position (a composed one); a five already on the board is not
         self.valid = (self.size is not None
-                      and own + opponent == len(stones)
-                      and opponent in (own, own + 1)
+                      and all(f in (1, 2) for _, _, f in stones)
                       and len(set(points)) == len(points)
-                      and all(self._on_board(p) for p in points))
+                      and all(self._on_board(p) for p in points)
+                      and not any(_five_in_a_row({(x, y) for x, y, g in stones if g == f})
+                                  for f in (1, 2)))
         if self.valid:
             self.stones = set(points)
 
@@ -770,7 +776,7 @@ def _transcript(text: str, tmp_path: Path) -> Transcript:
     # a wrong PLAY echo
     ("> START 15\n< OK\n> PLAY 3,3\n< MOVE\n", ["OK", "3,4"]),
     # a move after the stones of an invalid BOARD
-    ("> START 15\n< OK\n> BOARD\n> 1,1,1\n> DONE\n< MOVE\n", ["OK", "7,7"]),
+    ("> START 15\n< OK\n> BOARD\n> 1,1,3\n> DONE\n< MOVE\n", ["OK", "7,7"]),
 ])
 def test_comparator_rejects(text: str, output: list[str], tmp_path: Path) -> None:
     with pytest.raises(pytest.fail.Exception):

@@ -164,9 +164,12 @@ class Board:
     def set_stones(self, stones: Iterable[tuple[int, int, int]], to_move: int) -> None:
         """Replace the position by ``stones`` (``(x, y, colour)``, placed in that order).
 
-        The board is unchanged if any stone is illegal.
+        Any set of stones is accepted (a composed position need not have alternating
+        counts) unless it already holds a winning five under the rule.  The board is
+        unchanged if the stones are refused.
 
-        :raises IllegalMoveError: for an off-board, duplicate or wrongly coloured stone.
+        :raises IllegalMoveError: for an off-board, duplicate or wrongly coloured stone, or
+            a position with a five.
         """
         stones = list(stones)
         seen: set[Point] = set()
@@ -178,9 +181,16 @@ class Board:
             if colour not in (BLACK, WHITE):
                 raise IllegalMoveError(f"colour must be 1 or 2, not {colour}")
             seen.add((x, y))
+        previous, previous_to_move = self.stones(), self.to_move
         self.clear()
         for x, y, colour in stones:
             self.play(x, y, colour)
+            if self.winner:
+                self.clear()
+                for px, py, pcolour in previous:
+                    self.play(px, py, pcolour)
+                self.position.state[TO_MOVE] = previous_to_move
+                raise IllegalMoveError(f"the position already has a five ({x},{y})")
         self.position.state[TO_MOVE] = to_move
 
     def copy(self) -> Board:

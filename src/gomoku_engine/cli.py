@@ -26,7 +26,27 @@ from .notation import format_pair, format_point, format_score, parse_moves
 #: count) and caro5 for Piskvork's "standard caro" (rule 9, exactly five).
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
          "caro": Rule.CARO, "caro5": Rule.CARO_STANDARD}
+#: ``INFO rule`` codes ``--rule`` also accepts (../shared/protocol.md section 4.1; 2 is
+#: Yixin-Board's code for renju)
+RULE_CODES = {"0": "freestyle", "1": "standard", "2": "renju", "4": "renju", "8": "caro",
+              "9": "caro5"}
 
+
+class RuleChoice(click.Choice):
+    """``--rule``: a rule's name or its protocol code (``0`` is ``freestyle``, ...);
+    the value is always the name, a key of :data:`RULES`."""
+
+    def __init__(self) -> None:
+        super().__init__(sorted(RULES))
+
+    def convert(self, value, param, ctx):  # noqa: ANN001 (click's signature)
+        return super().convert(RULE_CODES.get(str(value).strip(), value), param, ctx)
+
+    def get_metavar(self, param, *args, **kwargs):  # noqa: ANN001
+        return "[" + "|".join(sorted(RULES)) + "|" + "|".join(RULE_CODES) + "]"
+
+
+RULE_CHOICE = RuleChoice()
 
 ALGORITHM_CHOICE = click.Choice(["alphabeta", "ga"])
 ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang (2014)."
@@ -128,7 +148,7 @@ def bench(depth: int | None) -> None:
 
 @main.command()
 @click.argument("position")
-@click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
 @click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
 @click.option("--time", "time_ms", type=click.IntRange(1, None), default=1000, show_default=True,
               help="Thinking time in ms.")
@@ -169,7 +189,7 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
 
 @main.command()
 @click.argument("position")
-@click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
 @click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
 @click.option("--vcf", "kind", flag_value="vcf", help="Fours only.")
 @click.option("--vct", "kind", flag_value="vct", default=True,
@@ -221,7 +241,7 @@ def _engine_at(position: str, size: int, rule: str) -> Engine:
 @click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
 @click.option("--turn-ms", type=click.IntRange(10, None), default=300, show_default=True,
               help="INFO timeout_turn sent to both engines.")
-@click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
 @click.option("--opening", default="", help="Opening stones, e.g. h8i9j7.")
 @click.option("--algorithm", type=ALGORITHM_CHOICE, default="alphabeta", show_default=True,
               help="Black's search. " + ALGORITHM_HELP)
@@ -280,7 +300,7 @@ def demo(size: int, turn_ms: int, rule: str, opening: str, algorithm: str,
 @click.option("--seed", type=int, default=None,
               help="Play the openings in a random order from this seed [default: file order].")
 @click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
-@click.option("--rule", type=click.Choice(sorted(RULES)), default="freestyle", show_default=True)
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
 @click.option("--turn-ms", type=click.IntRange(0, None), default=1000, show_default=True,
               help="Time per move (INFO timeout_turn); 0: none, with --time-match.")
 @click.option("--time-match", "match_ms", type=click.IntRange(0, None), default=0,

@@ -497,13 +497,11 @@ class ProtocolLoop:
             try:
                 stones = self._parse_stones(tokens)
                 own = sum(1 for s in stones if s[2] == 1)
-                opp = len(stones) - own
-                if own == opp:
-                    me = BLACK
-                elif opp == own + 1:
-                    me = WHITE
-                else:
-                    raise ValueError(f"impossible stone counts: {own} own, {opp} opponent")
+                # Field 1 is the side to move.  Its colour follows the counts where a game
+                # could have reached them (equal: black; one fewer: white); a composed
+                # position (a puzzle, a GUI's edit) may have any counts, and then the side
+                # with more stones is black (under renju its fouls apply).
+                me = BLACK if own >= len(stones) - own else WHITE
                 engine.board.set_stones(  # validates every stone before changing anything
                     [(x, y, me if f == 1 else 3 - me) for x, y, f in stones], to_move=me)
             except (ValueError, GomokuError) as exc:
