@@ -18,17 +18,10 @@ from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.evaluation import reference_point_patterns
 from gomoku_engine.match import load_openings
 
-from helpers import SHARED, has_five
+from helpers import SHARED, board_with, has_five
 
 #: A small population so that 50 whole games fit in the test's time.
 SMALL = ga.GAConfig(pop_init=200, elite=20, cap=350, stall=3, max_generations=20)
-
-
-def board_with(black, white, to_move=BLACK, rule=Rule.FREESTYLE) -> Board:
-    board = Board(15, rule=rule)
-    stones = [(x, y, BLACK) for x, y in black] + [(x, y, WHITE) for x, y in white]
-    board.set_stones(stones, to_move)
-    return board
 
 
 def cell(board: Board, x: int, y: int) -> int:

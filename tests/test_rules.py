@@ -14,7 +14,7 @@ from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.notation import parse_moves
 from gomoku_engine.rules import DOUBLE_FOUR, DOUBLE_THREE, LEGAL, OVERLINE
 
-from helpers import has_five, shared_params
+from helpers import board_with, has_five, shared_params
 
 FOUL_CODES = {"double_three": DOUBLE_THREE, "double_four": DOUBLE_FOUR, "overline": OVERLINE}
 #: Random positions compared with the ``renju`` referee (the closing note's 10,000-position
@@ -23,11 +23,8 @@ RANDOM_POSITIONS = int(os.environ.get("GOMOKU_RENJU_POSITIONS", "150"))
 
 
 def renju_board(record: dict) -> Board:
-    board = Board(record["size"], rule=Rule.RENJU)
-    stones = ([(x, y, BLACK) for x, y in record["black"]]
-              + [(x, y, WHITE) for x, y in record["white"]])
-    board.set_stones(stones, to_move=BLACK)
-    return board
+    """A shared foul puzzle's position, black to move."""
+    return board_with(record["black"], record["white"], BLACK, record["size"], Rule.RENJU)
 
 
 def foul_records():
