@@ -23,7 +23,7 @@ run: warmup
 	$(BIN)/gomoku-engine demo
 
 test: warmup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -rs
 
 bench: warmup
 	$(BIN)/gomoku-engine bench

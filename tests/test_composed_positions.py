@@ -12,10 +12,9 @@ import sys
 
 import pytest
 
-from conftest import load_jsonl
 from gomoku_engine.client import EngineProcess
+from helpers import load_jsonl, shared_params
 
-RECORDS = load_jsonl("puzzles_dev.jsonl")
 TURN_MS = 1000
 
 
@@ -28,12 +27,11 @@ def board_lines(record: dict) -> list[str]:
 
 @pytest.fixture(scope="module")
 def replies() -> dict[str, tuple[int, int]]:
-    if not RECORDS:
-        pytest.skip("../shared/puzzles/puzzles_dev.jsonl is not beside the checkout")
+    records = load_jsonl("puzzles_dev.jsonl")  # skips, with the reason, without ../shared
     engine = EngineProcess([sys.executable, "-m", "gomoku_engine"])
     moves = {}
     try:
-        for record in RECORDS:
+        for record in records:
             rule = {"freestyle": 0, "standard": 1, "renju": 4}[record["rule"]]
             engine.send(f"START {record['size']}")
             assert engine.read_reply(120.0) == "OK"
@@ -47,7 +45,7 @@ def replies() -> dict[str, tuple[int, int]]:
     return moves
 
 
-@pytest.mark.parametrize("record", RECORDS, ids=[r["id"] for r in RECORDS])
+@pytest.mark.parametrize("record", shared_params("puzzles_dev.jsonl"))
 def test_a_composed_position_gets_a_legal_move(record, replies):
     move = replies[record["id"]]
     stones = {tuple(p) for p in record["black"] + record["white"]}

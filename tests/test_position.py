@@ -14,6 +14,8 @@ from gomoku_engine.evaluation import (
 from gomoku_engine.position import evaluate
 from gomoku_engine.rules import foul_type
 
+from helpers import has_five
+
 _THREAT, _VALUE, _FOUL = combination_tables()
 
 
@@ -23,27 +25,6 @@ def reference_zobrist(board: Board) -> int:
     for x, y, colour in board.stones():
         key ^= z[colour, board.geometry.index(x, y)] ^ z[0, 0]
     return int(key)
-
-
-def reference_five(board: Board, colour: int) -> bool:
-    """Slow scan: is there a winning line of ``colour`` anywhere (protocol notes 4.2)?"""
-    exact = board.rule.exact_five(colour)
-    for y in range(board.height):
-        for x in range(board.width):
-            for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)):
-                px, py = x - dx, y - dy
-                if board.geometry.on_board(px, py) and board.at(px, py) == colour:
-                    continue  # not the start of a run
-                n = 0
-                while board.geometry.on_board(x + n * dx, y + n * dy) and \
-                        board.at(x + n * dx, y + n * dy) == colour:
-                    n += 1
-                ends = [(x - dx, y - dy), (x + n * dx, y + n * dy)]
-                blocked = all(board.geometry.on_board(*e) and board.at(*e) == 3 - colour
-                              for e in ends)
-                if (n == 5 or (n > 5 and not exact)) and not (board.rule.caro and blocked):
-                    return True
-    return False
 
 
 def check_against_reference(board: Board) -> None:
@@ -86,7 +67,7 @@ def test_incremental_state_equals_recomputation(moves, undo, rule):
     for x, y in moves:
         if board.is_legal(x, y) and not board.winner:
             board.play(x, y)
-            assert bool(board.winner) == reference_five(board, 3 - board.to_move)
+            assert bool(board.winner) == has_five(board, 3 - board.to_move)
     check_against_reference(board)
     for _ in range(min(undo, board.ply)):
         board.undo()

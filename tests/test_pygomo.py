@@ -23,6 +23,8 @@ import pytest
 pygomo = pytest.importorskip("pygomo", reason="pygomo-lib is a test dependency")
 from pygomo import BoardPosition, EngineClient, Move  # noqa: E402
 
+from helpers import five_through  # noqa: E402
+
 SIZE = 15
 #: Longest wait for a move with ``INFO timeout_turn 200`` (the engine plans ~170 ms).
 MOVE_TIMEOUT = 10.0
@@ -75,17 +77,7 @@ def wait_until_warm(client: EngineClient) -> None:
 
 def is_five(board: dict[Point, int], point: Point) -> bool:
     """Freestyle: five or more in a row through ``point``."""
-    colour = board[point]
-    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        count = 1
-        for sign in (1, -1):
-            x, y = point[0] + sign * dx, point[1] + sign * dy
-            while board.get((x, y)) == colour:
-                count += 1
-                x, y = x + sign * dx, y + sign * dy
-        if count >= 5:
-            return True
-    return False
+    return five_through(lambda x, y: board.get((x, y), 0), SIZE, SIZE, point, board[point])
 
 
 def legal(board: dict[Point, int], point: Point) -> bool:

@@ -14,7 +14,7 @@ from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.notation import parse_moves
 from gomoku_engine.rules import DOUBLE_FOUR, DOUBLE_THREE, LEGAL, OVERLINE
 
-from conftest import load_jsonl
+from helpers import board_with, has_five, shared_params
 
 FOUL_CODES = {"double_three": DOUBLE_THREE, "double_four": DOUBLE_FOUR, "overline": OVERLINE}
 #: Random positions compared with the ``renju`` referee (the closing note's 10,000-position
@@ -23,16 +23,14 @@ RANDOM_POSITIONS = int(os.environ.get("GOMOKU_RENJU_POSITIONS", "150"))
 
 
 def renju_board(record: dict) -> Board:
-    board = Board(record["size"], rule=Rule.RENJU)
-    stones = ([(x, y, BLACK) for x, y in record["black"]]
-              + [(x, y, WHITE) for x, y in record["white"]])
-    board.set_stones(stones, to_move=BLACK)
-    return board
+    """A shared foul puzzle's position, black to move."""
+    return board_with(record["black"], record["white"], BLACK, record["size"], Rule.RENJU)
 
 
 def foul_records():
-    return [pytest.param(r, id=r["id"]) for r in load_jsonl("puzzles_dev.jsonl")
-            if r["expected"]["kind"] in ("forbidden", "not_forbidden")]
+    """The shared foul puzzles (a loud skip without ``../shared``)."""
+    return shared_params("puzzles_dev.jsonl",
+                         lambda r: r["expected"]["kind"] in ("forbidden", "not_forbidden"))
 
 
 @pytest.mark.parametrize("record", foul_records())
@@ -196,6 +194,8 @@ def test_self_play_under_each_rule(rule):
         while not board.winner and not board.is_full and board.ply < 120:
             move = engine.search(Limits(depth=2)).move
             assert board.is_legal(*move), (rule, board.moves(), move)
+            mover = board.to_move
             board.play(*move)
-        if board.winner:
-            assert board.ply < 120
+            # the board's verdict agrees with an independent scan under the rule
+            assert board.winner == (mover if has_five(board, mover) else 0), board.moves()
+            assert not has_five(board, 3 - mover)

@@ -10,15 +10,9 @@ from gomoku_engine.board import Board
 from gomoku_engine.constants import BLACK, EMPTY, WHITE, Rule
 from gomoku_engine.constants import mate_in
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.notation import parse_moves
 from gomoku_engine.search import NODES, generate_moves
 
-
-def engine_at(moves: str, size: int = 15, rule: Rule = Rule.FREESTYLE) -> Engine:
-    engine = Engine(size, rule=rule, hash_mb=4)
-    for x, y in parse_moves(moves):
-        engine.board.play(x, y)
-    return engine
+from helpers import engine_after as engine_at
 
 
 # The Gomocup submission checks (../shared/protocol.md section 7.3).
@@ -129,12 +123,15 @@ def test_node_limit_and_stop():
     assert engine.board.is_legal(*result.move)
 
 
-def test_hard_time_limit_is_kept():
+def test_hard_time_limit_stops_the_search():
+    """The hard limit stops a search that would otherwise run for a minute (the soft
+    budget).  Seconds of slack, so that load cannot fail it: how close the stop comes to
+    the limit is measured by the lateness soak (docs/testing.md), not asserted here."""
     engine = engine_at("j12o10m10m12o12l9o7k7j7n6j13l11", size=20)
     began = time.perf_counter()
-    result = engine.search(Limits(hard_ms=150, soft_ms=1000))
-    elapsed = time.perf_counter() - began
-    assert elapsed < 0.15 + 0.1  # generous: the test asserts the stop works, bench measures
+    result = engine.search(Limits(hard_ms=150, soft_ms=60_000))
+    assert time.perf_counter() - began < 5.0
+    assert result.time_ms >= 150  # it ran to the limit: stopped, not finished by itself
     assert engine.board.is_legal(*result.move)
 
 

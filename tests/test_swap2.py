@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from gomoku_engine.constants import BLACK, WHITE, Rule
+import pytest
+
+from gomoku_engine.constants import Rule
 from gomoku_engine.engine import Engine
 from gomoku_engine.swap2 import BALANCED, answer_five, answer_three, propose_opening
+
+from helpers import engine_with as engine_with_stones
+from helpers import in_move_order
 
 
 def engine_with(stones) -> Engine:
     """Stones in move order (black first); white to move after an odd count."""
-    engine = Engine(15, rule=Rule.STANDARD, hash_mb=4)
-    colours = [BLACK if i % 2 == 0 else WHITE for i in range(len(stones))]
-    engine.board.set_stones([(x, y, c) for (x, y), c in zip(stones, colours)],
-                            to_move=WHITE if len(stones) % 2 else BLACK)
-    return engine
+    return engine_with_stones(*in_move_order(stones), rule=Rule.STANDARD)
 
 
 def test_proposal_is_three_free_stones_near_the_centre_and_its_most_balanced_candidate():
@@ -40,16 +41,29 @@ def test_five_stones_good_for_white_stays_white_with_a_sixth_stone():
     assert engine.board.is_legal(*choice.moves[0])
 
 
-def test_swap1_answers_swap_or_one_stone():
-    engine = engine_with([(7, 7), (8, 8), (9, 9)])
-    choice = answer_three(engine, 400, two_stones=False)
-    assert choice.swap or len(choice.moves) == 1
+#: Three stones (black, white, black) where white is a stone down: black's two stones
+#: touch at the centre, white's one is in a corner.  The side with the extra central stone
+#: is clearly better, so white takes black (by the position, not by the code's branches).
+WHITE_A_STONE_DOWN = [(7, 7), (0, 0), (8, 8)]
+#: The other way round: black's two stones in corners, white's at the centre, white to move
+WHITE_A_STONE_UP = [(0, 0), (7, 7), (14, 14)]
 
 
-def test_three_stones_answer_places_legal_free_stones():
-    engine = engine_with([(7, 7), (8, 7), (9, 9)])
-    choice = answer_three(engine, 600)
-    if not choice.swap:
-        assert 1 <= len(choice.moves) <= 2 and len(set(choice.moves)) == len(choice.moves)
-        assert all(engine.board.is_legal(x, y) for x, y in choice.moves)
+@pytest.mark.parametrize("two_stones", [True, False], ids=["swap2", "swap1"])
+def test_three_stones_with_white_a_stone_down_are_swapped(two_stones):
+    engine = engine_with(WHITE_A_STONE_DOWN)
+    choice = answer_three(engine, 400, two_stones=two_stones)
+    assert choice.swap and choice.score < 0, choice
     assert engine.board.ply == 3  # the board is left as given
+
+
+@pytest.mark.parametrize("two_stones", [True, False], ids=["swap2", "swap1"])
+def test_three_stones_with_white_a_stone_up_stay_white_with_one_stone(two_stones):
+    """White, better by a stone, keeps its colour and plays the fourth stone next to its
+    own (a clear advantage is never handed over as two balanced stones)."""
+    engine = engine_with(WHITE_A_STONE_UP)
+    choice = answer_three(engine, 400, two_stones=two_stones)
+    assert not choice.swap and len(choice.moves) == 1 and choice.score > BALANCED, choice
+    x, y = choice.moves[0]
+    assert engine.board.is_legal(x, y) and max(abs(x - 7), abs(y - 7)) <= 2
+    assert engine.board.ply == 3

@@ -329,7 +329,8 @@ class ProtocolLoop:
         key = key.lower()
         settings = self._settings
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
-                 "max_depth", "max_node", "show_detail", "strength", "seed", "threats"}
+                 "max_depth", "max_node", "show_detail", "strength", "seed", "threats",
+                 "time_increment"}
         if key == "algorithm":
             self._set_algorithm(value)
             return
@@ -348,6 +349,8 @@ class ProtocolLoop:
                 settings.time.left_ms = number
         elif key == "time_left":
             settings.time.left_ms = number
+        elif key == "time_increment":
+            settings.time.increment_ms = max(0, number)
         elif key == "max_memory":
             settings.max_memory = max(0, number)
             self._apply_settings()
@@ -577,7 +580,7 @@ class ProtocolLoop:
                 result.move, result.pv = move, [move]
         board.play(*result.move)
         if settings.time.left_ms != UNLIMITED:
-            settings.time.left_ms -= int(result.time_ms)
+            settings.time.left_ms += settings.time.increment_ms - int(result.time_ms)
         self.out.line(f"MESSAGE {_summary(result)}")
         self.out.line(format_pair(result.move))
 

@@ -5,7 +5,10 @@ Semantics follow the Gomocup protocol (``../shared/protocol.md`` section 5):
 * ``timeout_turn`` is the per-move limit in ms; 0 means "play as fast as possible";
 * ``timeout_match`` is the whole-game limit in ms; 0 means unlimited;
 * ``time_left`` is the match time still available in ms, 2147483647 meaning unlimited
-  (it may be negative when a manager lets an engine overrun).
+  (it may be negative when a manager lets an engine overrun);
+* ``time_increment`` (Yixin-Board's key, sent by this project's match runner) is added to
+  the match time after each move (Fischer), so each move's share of the match time grows
+  by it; the cap of a quarter of the time left still holds.
 
 The *hard* budget is when the search must stop (the move is then sent at once); the *soft*
 budget is the time after which no new iteration starts, scaled by the search between 0.75x
@@ -36,6 +39,7 @@ class TimeControl:
     turn_ms: int = 30_000  #: ``INFO timeout_turn``
     match_ms: int = 0  #: ``INFO timeout_match`` (0 = unlimited)
     left_ms: int = UNLIMITED  #: ``INFO time_left``
+    increment_ms: int = 0  #: ``INFO time_increment``: added to the match time after each move
 
     def match_limited(self) -> bool:
         return 0 < self.match_ms < UNLIMITED and self.left_ms != UNLIMITED
@@ -51,7 +55,7 @@ class TimeControl:
         if self.match_limited():
             left = max(0, self.left_ms)
             to_go = max(MIN_MOVES_TO_GO, 50 - moves_played // 4)
-            share = left / to_go
+            share = left / to_go + self.increment_ms
             hard = min(hard, left * 0.25 - self.margin(left), share * 3)
             # a move takes one to two soft budgets on average (see the module docstring)
             soft = min(hard * SOFT_SHARE, share * 0.6)

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""A random-move pbrain engine (pure Python, independent of gomoku_engine), for the tests.
+"""The tests' fake pbrain engine (pure Python, independent of gomoku_engine).
 
 Plays a random empty point next to the stones (the centre on an empty board).  Options:
 
 * ``--seed N``: random seed (default 0);
 * ``--delay-ms N``: sleep before every move (time-control tests);
-* ``--log FILE``: append every line received to FILE (to check what a manager sent).
+* ``--log FILE``: append every line received to FILE (to check what a manager sent);
+* ``--moves "x,y x,y ..."``: play the first free point of this list instead, while any is
+  free (scripted games);
+* ``--start-reply TEXT``: answer START with TEXT instead of OK;
+* ``--on-move crash|hang|say:TEXT``: instead of a move, exit with status 3, sleep for a
+  minute, or print TEXT (broken engines).
 """
 
 import argparse
@@ -19,7 +24,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--log", default=None)
+    parser.add_argument("--moves", default="")
+    parser.add_argument("--start-reply", default="OK")
+    parser.add_argument("--on-move", default=None)
     args = parser.parse_args()
+    script = [tuple(int(v) for v in p.split(",")) for p in args.moves.split()]
     rng = random.Random(args.seed)
     log = open(args.log, "a") if args.log else None
     size, cells = 15, set()
@@ -30,6 +39,18 @@ def main() -> None:
 
     def play() -> None:
         time.sleep(args.delay_ms / 1000)
+        if args.on_move == "crash":
+            sys.exit(3)
+        elif args.on_move == "hang":
+            time.sleep(60)
+        elif args.on_move:
+            reply(args.on_move.split(":", 1)[1])
+            return
+        scripted = [p for p in script if p not in cells and p[0] < size and p[1] < size]
+        if scripted:
+            cells.add(scripted[0])
+            reply(f"{scripted[0][0]},{scripted[0][1]}")
+            return
         empty = [(x, y) for x in range(size) for y in range(size) if (x, y) not in cells]
         near = [(x, y) for x, y in empty
                 if any((x + dx, y + dy) in cells for dx in (-1, 0, 1) for dy in (-1, 0, 1))]
@@ -48,7 +69,7 @@ def main() -> None:
         cmd = parts[0].upper()
         if cmd == "START":
             size, cells = int(parts[1]), set()
-            reply("OK")
+            reply(args.start_reply)
         elif cmd == "RESTART":
             cells = set()
             reply("OK")

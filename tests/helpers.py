@@ -1,0 +1,181 @@
+"""Helpers shared by the tests: the one five-in-a-row detector, the one stone-setup builder,
+``replay`` of a refereed game, ``engine_after`` a sequence of moves, the one fake engine
+(``engines/random_brain.py``, scriptable), and the shared data beside the checkout (``../shared``), which is loudly skipped when absent.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import pytest
+
+from gomoku_engine.board import Board
+from gomoku_engine.constants import BLACK, WHITE, Rule
+from gomoku_engine.engine import Engine
+from gomoku_engine.notation import parse_moves
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+ENGINES = Path(__file__).parent / "engines"
+#: this engine as a subprocess speaking the protocol
+ENGINE = [sys.executable, "-m", "gomoku_engine"]
+#: the greedy engine (pure Python), an independent opponent
+GREEDY = [sys.executable, str(ENGINES / "greedy_brain.py")]
+RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU}
+
+Point = tuple[int, int]
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+# --- shared data -----------------------------------------------------------------------------
+def load_jsonl(name: str) -> list[dict]:
+    """Records of ``../shared/puzzles/<name>``; the calling test is skipped, with the
+    reason, if the file is not there (never an empty pass)."""
+    path = SHARED / "puzzles" / name
+    if not path.exists():
+        pytest.skip(f"{path} not found: the shared data must be beside the checkout")
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    assert records, f"{path} holds no records"
+    return records
+
+
+def shared_params(name: str, select: Callable[[dict], bool] = lambda r: True,
+                  marks: Callable[[dict], list] = lambda r: []) -> list:
+    """``pytest.param`` per selected record of a shared puzzle file (id: the record's id).
+
+    Without ``../shared`` the list holds one parameter that is skipped with the reason, so
+    a parametrized test shows as skipped, loudly, instead of collecting nothing; with the
+    file, selecting nothing is an error, not an empty pass.
+    """
+    path = SHARED / "puzzles" / name
+    if not path.exists():
+        return [pytest.param(None, id="no-shared-data", marks=pytest.mark.skip(
+            reason=f"{path} not found: the shared data must be beside the checkout"))]
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    params = [pytest.param(r, id=r["id"], marks=marks(r)) for r in records if select(r)]
+    assert params, f"no record of {path} selected"
+    return params
+
+
+# --- five in a row ---------------------------------------------------------------------------
+def five_through(stone_at: Callable[[int, int], int], width: int, height: int, point: Point,
+                 colour: int, exact: bool = False, caro: bool = False) -> bool:
+    """Is ``colour``'s stone at ``point`` part of a winning line (protocol notes 4.2)?
+
+    :param stone_at: the colour at ``(x, y)`` (0: empty), asked for on-board points only.
+    :param exact: only exactly five wins (an overline does not).
+    :param caro: a line blocked by the opponent at both ends does not win.
+    """
+    def on(x: int, y: int) -> bool:
+        return 0 <= x < width and 0 <= y < height
+
+    for dx, dy in DIRECTIONS:
+        n, ends = 1, []
+        for sign in (1, -1):
+            x, y = point[0] + sign * dx, point[1] + sign * dy
+            while on(x, y) and stone_at(x, y) == colour:
+                n, x, y = n + 1, x + sign * dx, y + sign * dy
+            ends.append((x, y))
+        blocked = all(on(*e) and stone_at(*e) == 3 - colour for e in ends)
+        if (n == 5 or (n > 5 and not exact)) and not (caro and blocked):
+            return True
+    return False
+
+
+def has_five(board: Board, colour: int) -> bool:
+    """Slow scan of the whole board: has ``colour`` a winning line under the board's rule?"""
+    exact, caro = board.rule.exact_five(colour), board.rule.caro
+    return any(five_through(board.at, board.width, board.height, (x, y), colour, exact, caro)
+               for x, y, c in board.stones() if c == colour)
+
+
+def five_points(board: Board, colour: int, near: Point | None = None) -> list[Point]:
+    """Empty points where ``colour`` would win at once, judged by :func:`five_through`.
+
+    :param near: look only on the four lines through this point, up to 4 points away
+        (where a stone just played there can have made new five points).
+    """
+    exact, caro = board.rule.exact_five(colour), board.rule.caro
+    if near is None:
+        candidates = [(x, y) for y in range(board.height) for x in range(board.width)]
+    else:
+        candidates = sorted({(near[0] + k * dx, near[1] + k * dy) for dx, dy in DIRECTIONS
+                             for k in range(-4, 5)
+                             if 0 <= near[0] + k * dx < board.width
+                             and 0 <= near[1] + k * dy < board.height})
+    points = []
+    for x, y in candidates:
+        if board.at(x, y) == 0:
+            def stone_at(px: int, py: int, x=x, y=y) -> int:
+                return colour if (px, py) == (x, y) else board.at(px, py)
+            if five_through(stone_at, board.width, board.height, (x, y), colour, exact, caro):
+                points.append((x, y))
+    return points
+
+
+# --- positions ---------------------------------------------------------------------------------
+def stone_list(black: Iterable[Point], white: Iterable[Point]) -> list[tuple[int, int, int]]:
+    """``(x, y, colour)`` of the black and the white stones."""
+    return [(x, y, BLACK) for x, y in black] + [(x, y, WHITE) for x, y in white]
+
+
+def in_move_order(stones: Sequence[Point]) -> tuple[list[Point], list[Point], int]:
+    """Stones in move order (black first) as ``(black, white, side to move)``."""
+    return (list(stones[::2]), list(stones[1::2]), WHITE if len(stones) % 2 else BLACK)
+
+
+def board_with(black: Iterable[Point], white: Iterable[Point], to_move: int = BLACK,
+               size: int = 15, rule: Rule = Rule.FREESTYLE) -> Board:
+    """A board with these stones and side to move (no move order, no win check)."""
+    board = Board(size, rule=rule)
+    board.set_stones(stone_list(black, white), to_move)
+    return board
+
+
+def engine_with(black: Iterable[Point], white: Iterable[Point], to_move: int = BLACK,
+                size: int = 15, rule: Rule = Rule.FREESTYLE, hash_mb: float = 4,
+                **kwargs) -> Engine:
+    """An engine whose board holds these stones (see :func:`board_with`)."""
+    engine = Engine(size, rule=rule, hash_mb=hash_mb, **kwargs)
+    engine.board.set_stones(stone_list(black, white), to_move)
+    return engine
+
+
+def engine_after(moves: str | Iterable[Point], size: int = 15, rule: Rule = Rule.FREESTYLE,
+                 hash_mb: float = 4) -> Engine:
+    """An engine after ``moves`` played in order (a pos string like ``h8i9`` or points)."""
+    engine = Engine(size, rule=rule, hash_mb=hash_mb)
+    for x, y in (parse_moves(moves) if isinstance(moves, str) else moves):
+        engine.board.play(x, y)
+    return engine
+
+
+def shared_engine(record: dict, hash_mb: float = 4) -> Engine:
+    """The position of a shared puzzle record (``black``/``white`` stones or ``moves``)."""
+    rule = RULES.get(record["rule"], record["rule"])
+    if "moves" in record:
+        return engine_after([tuple(m) for m in record["moves"]], record["size"], rule, hash_mb)
+    to_move = BLACK if record["to_move"] == "black" else WHITE
+    return engine_with(record["black"], record["white"], to_move, record["size"], rule,
+                       hash_mb)
+
+
+def replay(record, size: int = 15, rule: Rule = Rule.FREESTYLE) -> Board:
+    """The board of a refereed game (:class:`~gomoku_engine.game.GameRecord`), each move
+    checked to be the colour to move and legal (``Board.play`` raises otherwise)."""
+    board = Board(size, rule=rule)
+    for x, y in record.opening:
+        board.play(x, y)
+    for move in record.moves:
+        assert board.to_move == move.colour
+        board.play(*move.point)
+    return board
+
+
+# --- fake engines ----------------------------------------------------------------------------
+def random_brain(*args: str) -> list[str]:
+    """``tests/engines/random_brain.py`` with its options (``--seed``, ``--delay-ms``, ...)."""
+    return [sys.executable, str(ENGINES / "random_brain.py"), *args]
