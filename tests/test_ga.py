@@ -223,7 +223,10 @@ def test_search_respects_the_hard_time_limit():
     began = time.perf_counter()
     result = engine.search(Limits(hard_ms=60, soft_ms=60_000))
     assert time.perf_counter() - began < 5.0
-    assert result.time_ms >= 60  # it ran to the limit: stopped, not finished by itself
+    # It searched (not the greedy fallback) until the clock stopped it.  Not asserted:
+    # time_ms >= 60, since the GA does not start a generation that its last one's
+    # duration says would end past the hard limit (a CI run stopped at 52 ms).
+    assert engine.last_ga["generations"] >= 1
     assert engine.board.is_legal(*result.move)
 
 
