@@ -1,20 +1,20 @@
-"""Command line: ``gomoku-engine`` (a click group) and ``pbrain-gomoku-engine``.
+"""Command line: ``gomoku-engine`` (a click group).
 
 With no subcommand ``gomoku-engine`` serves the Gomocup protocol on stdin/stdout, exactly
-like ``pbrain-gomoku-engine`` (the name managers look for).
+like ``pbrain-gomoku-engine`` (the name managers look for; :mod:`gomoku_engine.pbrain`
+serves it without importing this module).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-import warnings
 from typing import TYPE_CHECKING
 
 import click
 
 from .constants import Rule
+from .pbrain import serve
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -50,33 +50,6 @@ RULE_CHOICE = RuleChoice()
 
 ALGORITHM_CHOICE = click.Choice(["alphabeta", "ga"])
 ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang (2014)."
-
-
-def serve(level: int = 10, algorithm: str = "alphabeta", seed: int = 0,
-          max_depth: int | None = None) -> None:
-    """Run the protocol loop on this process's stdin/stdout, then exit at once.
-
-    :param level: strength level 1..10 (:mod:`gomoku_engine.levels`), 10 = full strength.
-    ``algorithm``, ``seed`` and ``max_depth`` are the settings until INFO changes them.
-    """
-    warnings.simplefilter("ignore")
-    # Managers read our stderr as protocol lines (protocol notes 1.5): silence it for good.
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    sys.stderr = open(os.devnull, "w")
-    from .protocol import ProtocolLoop
-
-    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer, level=level, algorithm=algorithm,
-                 seed=seed, max_depth=max_depth).run()
-    try:
-        sys.stdout.flush()
-    finally:
-        os._exit(0)  # do not wait for a search thread that END has already stopped
-
-
-def pbrain_main() -> None:
-    """Entry point of ``pbrain-gomoku-engine``: the protocol loop only."""
-    serve()
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -118,13 +91,35 @@ def serve_command(ctx: click.Context, level: int | None, algorithm: str, seed: i
     serve(level or ctx.obj or 10, algorithm, seed, max_depth)
 
 
-@main.command()
-def warmup() -> None:
-    """Compile the numba kernels into the on-disk cache (or load them) and report the time."""
-    from .engine import warmup as do_warmup
+#: what each kernel group of ``warmup`` holds (engine.KERNEL_GROUPS; not imported here:
+#: the engine module loads numba, which every command would then pay for at start-up)
+KERNEL_GROUP_HELP = {"core": "board, alpha-beta, VCF", "vct": "VCT solver",
+                     "ga": "genetic algorithm"}
 
-    seconds = do_warmup()
-    click.echo(f"kernels ready in {seconds:.2f} s")
+
+@main.command()
+@click.option("--all", "everything", is_flag=True,
+              help="Also the optional kernels (the VCT solver, the genetic algorithm) and "
+                   "the pattern tables of every rule.")
+def warmup(everything: bool) -> None:
+    """Compile the numba kernels a game at the default settings calls into the on-disk
+    cache (or load them from it), one line per group with its time."""
+    from .engine import CORE, KERNEL_GROUPS
+    from .engine import warmup as load
+
+    groups = KERNEL_GROUPS if everything else (CORE,)
+    total = 0.0
+    for group in groups:
+        click.echo(f"kernels: {group} ({KERNEL_GROUP_HELP[group]}) ...", nl=False)
+        seconds = load((group,))
+        total += seconds
+        click.echo(f" {seconds:.2f} s")
+    if everything:
+        click.echo("pattern tables of every rule ...", nl=False)
+        seconds = load((), all_rules=True)
+        total += seconds
+        click.echo(f" {seconds:.2f} s")
+    click.echo(f"kernels ready in {total:.2f} s")
 
 
 @main.command()

@@ -32,6 +32,7 @@ from .constants import (
     T_THREE, THREE, Rule,
 )
 from .geometry import Geometry
+from .jit import cached_arrays
 from .patterns import classify_line
 from .rules import foul_type
 
@@ -104,6 +105,7 @@ def point_value(patterns: npt.ArrayLike) -> int:
     return int(LINE_VALUE[p].sum() + THREAT_BONUS[threat_class(p)])
 
 
+@cached_arrays("combination_tables")  # plain Python, 0.17 s: built once, then read
 def combination_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32],
                                   npt.NDArray[np.int8]]:
     """Threat class, value and renju foul kind of every combination of four line patterns.

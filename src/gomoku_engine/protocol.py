@@ -5,9 +5,13 @@ stamps every line with its arrival time and queues it; it acts on ``END`` (sent 
 and ``YXSTOP``/``STOP`` at once, even while a search runs (the search kernel releases the
 GIL).  A *command* thread executes the queued commands in order and runs the searches,
 and the calling thread only waits for the end, so END ends the session even while the
-command thread is busy.  Engine warm-up (numba compile or cache load) runs in a thread
-of its own from the start: ``ABOUT`` is answered at once, ``START`` waits for it at most
-0.8 s, and only the first move may wait longer (a cold compile).
+command thread is busy.  The kernels the settings can call are loaded (from numba's cache,
+or compiled when it is cold) in a thread of its own from the start
+(:class:`gomoku_engine.kernel_loader.KernelLoader`), and optional ones (the VCT solver,
+the genetic algorithm) as soon as ``INFO`` selects them: ``ABOUT`` is answered at once,
+``START`` waits for them until ``START_WAIT_S`` after the process started (after the
+``START`` for a later game), and only a move that comes before they are ready waits
+longer (a cold compile).
 
 Replies are single lines ending in ``\\n``, written under one lock and flushed at once.
 Nothing else reaches stdout; bad input gets ``ERROR <reason>`` with the game state left as
@@ -29,9 +33,10 @@ from . import __version__
 from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule, mate_in
 from .engine import (
     ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_THREATS, THREATS_HORIZON, THREATS_VCF, THREATS_VCT,
-    Engine, Limits, SearchInfo, SearchResult, warmup,
+    Engine, Limits, SearchInfo, SearchResult, kernel_groups,
 )
 from .errors import GomokuError
+from .kernel_loader import KernelLoader
 from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
 from .swap2 import OpeningChoice, answer_five, answer_three, propose_opening
@@ -43,8 +48,10 @@ ABOUT = (f'name="gomoku-engine", version="{__version__}", '
 #: MiB of INFO max_memory kept for Python, numba and the tables; the rest is hash
 #: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
 MEMORY_RESERVE_MB = 230
-#: Longest wait for the warm-up before START answers OK, seconds.
-START_WAIT_S = 2.5
+#: Longest wait for the kernels before START answers OK, in seconds from the process's
+#: start (from the START itself for a later game): managers want OK within 3 s, and the
+#: kernels a move needs load in well under a second from a warm cache.
+START_WAIT_S = 1.3
 #: Commands the reader thread acts on itself, without waiting for the main thread.
 _IMMEDIATE = {"END", "YXSTOP", "STOP"}
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
@@ -116,6 +123,9 @@ class ProtocolLoop:
     :param algorithm: search algorithm until ``INFO algorithm`` changes it.
     :param seed: random seed until ``INFO seed`` changes it.
     :param max_depth: depth limit until ``INFO max_depth`` changes it (``None``: none).
+    :param warm_up: load the kernels in the background (False: each loads on first use).
+    :param started_at: ``time.perf_counter()`` when the process started (default: now),
+        from which the first ``START`` waits at most ``START_WAIT_S`` for the kernels.
     :raises ValueError: for an unknown ``algorithm``.
     """
 
@@ -123,7 +133,7 @@ class ProtocolLoop:
                  engine_factory: Callable[[int, int], Engine] | None = None,
                  warm_up: bool = True, level: int = MAX_LEVEL,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
-                 max_depth: int | None = None) -> None:
+                 max_depth: int | None = None, started_at: float | None = None) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
         self._stdin = stdin
@@ -139,19 +149,16 @@ class ProtocolLoop:
         self._stop_requested = False  # YXSTOP arrived for the current command
         self._me: int | None = None  # our colour in the current game, once known
         self._ending = threading.Event()
-        self._warm = threading.Event()
-        if warm_up:
-            threading.Thread(target=self._warm_up, name="warmup", daemon=True).start()
-        else:
-            self._warm.set()
+        self._started_at = time.perf_counter() if started_at is None else started_at
+        self._games = 0  # START, RECTSTART and RESTART answered so far
+        self._loader = KernelLoader(enabled=warm_up)
+        self._loader.request(self._kernel_groups())
+
+    def _kernel_groups(self) -> tuple[str, ...]:
+        """The kernel groups a move at the current settings can call."""
+        return kernel_groups(self._settings.algorithm, self._settings.threats)
 
     # --- threads ---------------------------------------------------------------------------
-    def _warm_up(self) -> None:
-        try:
-            warmup()
-        finally:
-            self._warm.set()
-
     def _read(self) -> None:
         """Reader thread: split stdin into lines at CR, LF or CRLF and queue them."""
         pending = b""
@@ -258,9 +265,9 @@ class ProtocolLoop:
         if self._size is None:
             self.out.line("ERROR no game started: send START first")
             return None
+        self._loader.wait(self._kernel_groups())  # at once, unless a move comes too early
         if self._engine is None or (self._engine.board.width,
                                     self._engine.board.height) != self._size:
-            self._warm.wait()
             self._engine = self._factory(*self._size)
             self._apply_settings()
         return self._engine
@@ -277,7 +284,7 @@ class ProtocolLoop:
             # Reserve ~200 MiB for Python, numba and tables (protocol notes 5.5).
             engine.set_hash_size(float(max(1, min(256, (memory >> 20) - MEMORY_RESERVE_MB))))
 
-    def _start_game(self, width: int, height: int) -> None:
+    def _start_game(self, width: int, height: int, line: _Line) -> None:
         time_control = self._settings.time
         time_control.left_ms = time_control.match_ms if time_control.match_ms > 0 else UNLIMITED
         if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
@@ -292,11 +299,14 @@ class ProtocolLoop:
             self._engine.new_game()
         else:
             self._engine = None
-            # With a warm numba cache the warm-up ends well within the wait and the first
-            # move is not charged for it; a cold compile takes longer, and then OK must not
-            # wait (c-gomoku-cli wants it within 3 s): the engine is built on first use.
-            if self._warm.wait(START_WAIT_S):
-                self._need_engine()
+        # With a warm numba cache the kernels are loaded well within the wait, and the
+        # first move is not charged for them; a cold compile takes longer, and then OK must
+        # not wait (c-gomoku-cli wants it within 3 s): the move waits instead.
+        since = self._started_at if self._games == 0 else line.arrived
+        self._games += 1
+        if self._loader.wait(self._kernel_groups(),
+                             max(0.0, since + START_WAIT_S - time.perf_counter())):
+            self._need_engine()
         self.out.line("OK")
 
     def _cmd_start(self, rest: str, line: _Line) -> None:
@@ -308,7 +318,7 @@ class ProtocolLoop:
         if len(sizes) not in (1, 2):
             self.out.line(f"ERROR bad START {rest!r}: expected START <size>")
             return
-        self._start_game(sizes[0], sizes[-1])
+        self._start_game(sizes[0], sizes[-1], line)
 
     def _cmd_rectstart(self, rest: str, line: _Line) -> None:
         try:
@@ -316,13 +326,13 @@ class ProtocolLoop:
         except GomokuError:
             self.out.line(f"ERROR bad RECTSTART {rest!r}: expected RECTSTART <width>,<height>")
             return
-        self._start_game(width, height)
+        self._start_game(width, height, line)
 
     def _cmd_restart(self, rest: str, line: _Line) -> None:
         if self._size is None:
             self.out.line("ERROR no game started: send START first")
             return
-        self._start_game(*self._size)
+        self._start_game(*self._size, line)
 
     def _cmd_info(self, rest: str, line: _Line) -> None:
         key, value = _split_word(rest)
@@ -369,6 +379,7 @@ class ProtocolLoop:
             self._apply_settings()
         elif key == "threats":
             settings.threats = number
+            self._loader.request(self._kernel_groups())  # in the background, from now
 
     def _set_algorithm(self, name: str) -> None:
         """``INFO algorithm alphabeta|ga``; an unknown name is reported and changes nothing."""
@@ -380,6 +391,7 @@ class ProtocolLoop:
                                     + " or ".join(ALGORITHMS))
             return
         self._settings.algorithm = name
+        self._loader.request(self._kernel_groups())  # in the background, from now
         self._apply_settings()
 
     def _set_rule(self, code: int) -> None:
