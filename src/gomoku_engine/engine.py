@@ -96,7 +96,7 @@ class Limits:
     #: moves that stop its VCF.  Off by default (costs time, not measured stronger).
     vct: bool = False
     #: with ``threats``: a short VCF at the horizon of the alpha-beta search.  Off by
-    #: default: measured weaker in games (session 1 notes in the README).
+    #: default: measured weaker in games (docs/threat-search.md).
     horizon_vcf: bool = False
 
 

@@ -4,7 +4,7 @@ Layout (``../shared/protocol.md`` sections 1.6 and 9.4): a *reader* thread reads
 stamps every line with its arrival time and queues it; it acts on ``END`` (sent on its own)
 and ``YXSTOP``/``STOP`` at once, even while a search runs (the search kernel releases the
 GIL).  A *command* thread executes the queued commands in order and runs the searches,
-and the calling thread only waits for the end, so END ends the session even while the
+and the calling thread only waits for the end, so END ends the loop even while the
 command thread is busy.  The kernels the settings can call are loaded (from numba's cache,
 or compiled when it is cold) in a thread of its own from the start
 (:class:`gomoku_engine.kernel_loader.KernelLoader`), and optional ones (the VCT solver,
@@ -112,7 +112,7 @@ class Output:
 
 
 class ProtocolLoop:
-    """One engine process's protocol session.
+    """The protocol loop of one engine process.
 
     :param stdin: binary input stream (the manager's commands).
     :param stdout: binary output stream (our replies).
@@ -214,7 +214,7 @@ class ProtocolLoop:
     def run(self) -> None:
         """Serve commands until END or the end of input; returns at once on END.
 
-        The commands run in a daemon worker thread, so that END can end the session even
+        The commands run in a daemon worker thread, so that END can end the loop even
         while that thread is busy (a search, or waiting for the first compile).
         """
         threading.Thread(target=self._read, name="stdin-reader", daemon=True).start()
