@@ -8,6 +8,8 @@ waiting for ``OK``, and every move's clock starts when its command has been writ
 With ``--handshake about`` it first waits for each engine's reply to ``ABOUT`` (the
 process is up and reading), as a referee that checks the engine's name before the game
 does; with ``--handshake none`` the first move's time also holds the interpreter's start.
+With ``--reuse`` the two processes are started once and play every game (as c-gomoku-cli
+does), each game still starting with ``START``.
 It reports every move later than the turn plus ``--late-ms``, the slowest move, the
 first moves apart, and how long each engine took to answer ``START`` (from writing it).
 
@@ -95,67 +97,66 @@ def five(board: dict[tuple[int, int], int], x: int, y: int) -> bool:
     return False
 
 
-def play(command: list[str], turn_ms: int, opening: list[tuple[int, int]], handshake: str,
+def start_engines(command: list[str], handshake: str) -> list[Engine]:
+    engines = [Engine(command), Engine(command)]
+    if handshake == "about":
+        for engine in engines:
+            engine.send("ABOUT")
+            engine.reply(60.0)
+    return engines
+
+
+def play(engines: list[Engine], turn_ms: int, opening: list[tuple[int, int]],
          max_moves: int) -> dict:
     """One game; every move's time (ms) from writing its command to reading the move."""
-    engines = [Engine(command), Engine(command)]
     record: dict = {"moves": [], "start_ok_ms": [], "result": "unfinished"}
-    try:
-        if handshake == "about":
-            for engine in engines:
-                engine.send("ABOUT")
-                engine.reply(60.0)
-        board: dict[tuple[int, int], int] = {}
-        for i, point in enumerate(opening):
-            board[point] = 1 + i % 2
-        header = [f"START {SIZE}", f"INFO timeout_turn {turn_ms}", "INFO timeout_match 0",
-                  "INFO rule 0", "INFO max_memory 367001600"]
-        started = [False, False]
-        sent_start = [0.0, 0.0]
-        to_move = 1 + len(opening) % 2
-        last: tuple[int, int] | None = None
-        while len(record["moves"]) < max_moves:
-            engine = engines[to_move - 1]
-            lines: list[str] = []
-            if not started[to_move - 1]:
-                lines += header
-                if board:
-                    lines += ["BOARD"] + [f"{x},{y},{1 if c == to_move else 2}"
-                                          for (x, y), c in board.items()] + ["DONE"]
-                else:
-                    lines.append("BEGIN")
+    board: dict[tuple[int, int], int] = {}
+    for i, point in enumerate(opening):
+        board[point] = 1 + i % 2
+    header = [f"START {SIZE}", f"INFO timeout_turn {turn_ms}", "INFO timeout_match 0",
+              "INFO rule 0", "INFO max_memory 367001600"]
+    started = [False, False]
+    to_move = 1 + len(opening) % 2
+    last: tuple[int, int] | None = None
+    while len(record["moves"]) < max_moves:
+        engine = engines[to_move - 1]
+        lines: list[str] = []
+        if not started[to_move - 1]:
+            lines += header
+            if board:
+                lines += ["BOARD"] + [f"{x},{y},{1 if c == to_move else 2}"
+                                      for (x, y), c in board.items()] + ["DONE"]
             else:
-                lines.append(f"TURN {last[0]},{last[1]}")
-            written = engine.send(*lines)
-            first = not started[to_move - 1]
-            if first:
-                sent_start[to_move - 1] = written
-                ok = engine.reply(60.0)
-                if ok != "OK":
-                    record["result"] = f"engine {to_move} answered START with {ok!r}"
-                    break
-                record["start_ok_ms"].append((time.perf_counter() - written) * 1000)
-                started[to_move - 1] = True
-            reply = engine.reply(60.0)
-            ms = (time.perf_counter() - written) * 1000
-            since_spawn = (time.perf_counter() - engine.spawned) * 1000
-            x, y = (int(v) for v in reply.split(","))
-            if (x, y) in board or not (0 <= x < SIZE and 0 <= y < SIZE):
-                record["result"] = f"engine {to_move} played an illegal move {reply!r}"
+                lines.append("BEGIN")
+        else:
+            lines.append(f"TURN {last[0]},{last[1]}")
+        written = engine.send(*lines)
+        first = not started[to_move - 1]
+        if first:
+            sent_start[to_move - 1] = written
+            ok = engine.reply(60.0)
+            if ok != "OK":
+                record["result"] = f"engine {to_move} answered START with {ok!r}"
                 break
-            board[(x, y)] = to_move
-            record["moves"].append({"colour": to_move, "ms": ms, "first": first,
-                                    "since_spawn_ms": since_spawn})
-            if five(board, x, y):
-                record["result"] = f"{'black' if to_move == 1 else 'white'} five"
-                break
-            if len(board) == SIZE * SIZE:
-                record["result"] = "draw"
-                break
-            last, to_move = (x, y), 3 - to_move
-    finally:
-        for engine in engines:
-            engine.close()
+            record["start_ok_ms"].append((time.perf_counter() - written) * 1000)
+            started[to_move - 1] = True
+        reply = engine.reply(60.0)
+        ms = (time.perf_counter() - written) * 1000
+        since_spawn = (time.perf_counter() - engine.spawned) * 1000
+        x, y = (int(v) for v in reply.split(","))
+        if (x, y) in board or not (0 <= x < SIZE and 0 <= y < SIZE):
+            record["result"] = f"engine {to_move} played an illegal move {reply!r}"
+            break
+        board[(x, y)] = to_move
+        record["moves"].append({"colour": to_move, "ms": ms, "first": first,
+                                "since_spawn_ms": since_spawn})
+        if five(board, x, y):
+            record["result"] = f"{'black' if to_move == 1 else 'white'} five"
+            break
+        if len(board) == SIZE * SIZE:
+            record["result"] = "draw"
+            break
+        last, to_move = (x, y), 3 - to_move
     return record
 
 
@@ -167,14 +168,24 @@ def main() -> None:
                         help="a move later than the turn plus this is counted late")
     parser.add_argument("--handshake", choices=("none", "about"), default="none")
     parser.add_argument("--max-moves", type=int, default=120)
+    parser.add_argument("--reuse", action="store_true",
+                        help="start the two engines once and play every game with them")
     parser.add_argument("--out", default=None, help="append one JSON line per game here")
     parser.add_argument("command", nargs="+", help="the engine's command line (after --)")
     args = parser.parse_args()
     # openings: none (BEGIN) for even games, one stone in the centre (BOARD) for odd ones
     records = []
+    engines = start_engines(args.command, args.handshake) if args.reuse else []
     for game in range(args.games):
         opening = [] if game % 2 == 0 else [(SIZE // 2, SIZE // 2)]
-        record = play(args.command, args.turn_ms, opening, args.handshake, args.max_moves)
+        if not args.reuse:
+            engines = start_engines(args.command, args.handshake)
+        try:
+            record = play(engines, args.turn_ms, opening, args.max_moves)
+        finally:
+            if not args.reuse:
+                for engine in engines:
+                    engine.close()
         records.append(record)
         if args.out:
             with open(args.out, "a") as handle:
@@ -182,6 +193,8 @@ def main() -> None:
         slowest = max(m["ms"] for m in record["moves"]) if record["moves"] else 0
         print(f"game {game + 1}: {record['result']}, {len(record['moves'])} moves, "
               f"slowest {slowest:.0f} ms", flush=True)
+    for engine in engines if args.reuse else []:
+        engine.close()
     moves = [m for r in records for m in r["moves"]]
     firsts = [m for m in moves if m["first"]]
     limit = args.turn_ms + args.late_ms

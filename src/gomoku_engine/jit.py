@@ -105,7 +105,7 @@ def cached_arrays(name: str) -> Callable[[Callable[[], _Tables]], Callable[[], _
                 try:
                     with np.load(path) as data:
                         arrays = tuple(data[f"arr_{i}"] for i in range(len(data.files)))
-                except (OSError, ValueError):
+                except Exception:  # noqa: BLE001 - missing, or unreadable (a torn write)
                     arrays = build()
                     try:
                         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")

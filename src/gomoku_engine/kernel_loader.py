@@ -70,5 +70,7 @@ class KernelLoader:
             group = self._queue.get()
             try:
                 self.seconds[group] = warmup((group,))
-            finally:  # a failed load is retried by the move's own call (and reported there)
-                self._done[group].set()
+            except Exception:  # noqa: BLE001 - the move's own call retries (and reports) it
+                pass
+            finally:
+                self._done[group].set()  # never leave a waiting command hanging
