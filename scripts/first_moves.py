@@ -133,7 +133,6 @@ def play(engines: list[Engine], turn_ms: int, opening: list[tuple[int, int]],
         written = engine.send(*lines)
         first = not started[to_move - 1]
         if first:
-            sent_start[to_move - 1] = written
             ok = engine.reply(60.0)
             if ok != "OK":
                 record["result"] = f"engine {to_move} answered START with {ok!r}"

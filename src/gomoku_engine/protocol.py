@@ -9,9 +9,9 @@ command thread is busy.  The kernels the settings can call are loaded (from numb
 or compiled when it is cold) in a thread of its own from the start
 (:class:`gomoku_engine.kernel_loader.KernelLoader`), and optional ones (the VCT solver,
 the genetic algorithm) as soon as ``INFO`` selects them: ``ABOUT`` is answered at once,
-``START`` waits for them until ``START_WAIT_S`` after the process started (after the
-``START`` for a later game), and only a move that comes before they are ready waits
-longer (a cold compile).
+``START`` waits for them until ``START_WAIT_S`` after the manager sent it (the process's
+start, when it was already waiting in the pipe), and only a move that comes before they
+are ready waits longer (a cold compile).
 
 Replies are single lines ending in ``\\n``, written under one lock and flushed at once.
 Nothing else reaches stdout; bad input gets ``ERROR <reason>`` with the game state left as
@@ -48,10 +48,13 @@ ABOUT = (f'name="gomoku-engine", version="{__version__}", '
 #: MiB of INFO max_memory kept for Python, numba and the tables; the rest is hash
 #: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
 MEMORY_RESERVE_MB = 230
-#: Longest wait for the kernels before START answers OK, in seconds from the process's
-#: start (from the START itself for a later game): managers want OK within 3 s, and the
-#: kernels a move needs load in well under a second from a warm cache.
+#: Longest wait for the kernels before START answers OK, in seconds from when the manager
+#: sent START (see ``_start_game``): managers want OK within 3 s, and the kernels a move
+#: needs load in well under a second from a warm cache.
 START_WAIT_S = 1.3
+#: A line that the reader found within this many seconds of its start may have waited in
+#: the pipe since the process started.
+PIPE_SLACK_S = 0.05
 #: Commands the reader thread acts on itself, without waiting for the main thread.
 _IMMEDIATE = {"END", "YXSTOP", "STOP"}
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
@@ -150,7 +153,7 @@ class ProtocolLoop:
         self._me: int | None = None  # our colour in the current game, once known
         self._ending = threading.Event()
         self._started_at = time.perf_counter() if started_at is None else started_at
-        self._games = 0  # START, RECTSTART and RESTART answered so far
+        self._reading_since = self._started_at  # when the reader thread began reading
         self._loader = KernelLoader(enabled=warm_up)
         self._loader.request(self._kernel_groups())
 
@@ -162,6 +165,7 @@ class ProtocolLoop:
     def _read(self) -> None:
         """Reader thread: split stdin into lines at CR, LF or CRLF and queue them."""
         pending = b""
+        self._reading_since = time.perf_counter()
         read = getattr(self._stdin, "read1", self._stdin.read)  # whatever is there: a bare
         while True:                                              # CR must not wait for LF
             try:
@@ -302,8 +306,10 @@ class ProtocolLoop:
         # With a warm numba cache the kernels are loaded well within the wait, and the
         # first move is not charged for them; a cold compile takes longer, and then OK must
         # not wait (c-gomoku-cli wants it within 3 s): the move waits instead.
-        since = self._started_at if self._games == 0 else line.arrived
-        self._games += 1
+        # START was sent when it arrived, unless it was already waiting in the pipe when
+        # the reader began (sent with the process's start, or during the imports).
+        waited = line.arrived - self._reading_since < PIPE_SLACK_S
+        since = self._started_at if waited else line.arrived
         if self._loader.wait(self._kernel_groups(),
                              max(0.0, since + START_WAIT_S - time.perf_counter())):
             self._need_engine()
