@@ -52,8 +52,8 @@ MEMORY_RESERVE_MB = 230
 #: sent START (see ``_start_game``): managers want OK within 3 s, and the kernels a move
 #: needs load in well under a second from a warm cache.
 START_WAIT_S = 1.3
-#: A line that the reader found within this many seconds of its start may have waited in
-#: the pipe since the process started.
+#: Input the reader's first read returns within this many seconds of its start was
+#: already waiting in the pipe (it may have been sent when the process started).
 PIPE_SLACK_S = 0.05
 #: Commands the reader thread acts on itself, without waiting for the main thread.
 _IMMEDIATE = {"END", "YXSTOP", "STOP"}
@@ -68,6 +68,7 @@ _BLOCK_COMMANDS = {"BOARD", "YXBOARD", "SWAP2BOARD"}
 class _Line:
     text: str
     arrived: float  # time.perf_counter() when the reader got it
+    early: bool = False  # already in the pipe when the reader began: sent at any time since
 
 
 @dataclass
@@ -153,7 +154,6 @@ class ProtocolLoop:
         self._me: int | None = None  # our colour in the current game, once known
         self._ending = threading.Event()
         self._started_at = time.perf_counter() if started_at is None else started_at
-        self._reading_since = self._started_at  # when the reader thread began reading
         self._loader = KernelLoader(enabled=warm_up)
         self._loader.request(self._kernel_groups())
 
@@ -165,7 +165,7 @@ class ProtocolLoop:
     def _read(self) -> None:
         """Reader thread: split stdin into lines at CR, LF or CRLF and queue them."""
         pending = b""
-        self._reading_since = time.perf_counter()
+        began, first = time.perf_counter(), True
         read = getattr(self._stdin, "read1", self._stdin.read)  # whatever is there: a bare
         while True:                                              # CR must not wait for LF
             try:
@@ -174,17 +174,19 @@ class ProtocolLoop:
                 chunk = b""
             if not chunk:
                 break
+            early = first and time.perf_counter() - began < PIPE_SLACK_S
+            first = False
             pending += chunk
             parts = pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
             pending = parts.pop()
             lines = [raw for raw in parts if raw.strip()]
             for raw in lines:
-                self._accept(raw, alone=len(lines) == 1)
+                self._accept(raw, alone=len(lines) == 1, early=early)
         if pending.strip():
-            self._accept(pending, alone=False)
+            self._accept(pending, alone=False, early=False)
         self._queue.put(None)  # end of input: finish the queued commands, then exit
 
-    def _accept(self, raw: bytes, alone: bool) -> None:
+    def _accept(self, raw: bytes, alone: bool, early: bool) -> None:
         """Queue one line, or act on it at once.
 
         END sent on its own (a manager's END, a user typing it) acts at once, even during a
@@ -206,7 +208,7 @@ class ProtocolLoop:
                 if self._engine is not None:
                     self._engine.stop()
             return
-        self._queue.put(_Line(text, time.perf_counter()))
+        self._queue.put(_Line(text, time.perf_counter(), early))
 
     def _end(self) -> None:
         """END: stop any search at once and print nothing more."""
@@ -308,8 +310,7 @@ class ProtocolLoop:
         # not wait (c-gomoku-cli wants it within 3 s): the move waits instead.
         # START was sent when it arrived, unless it was already waiting in the pipe when
         # the reader began (sent with the process's start, or during the imports).
-        waited = line.arrived - self._reading_since < PIPE_SLACK_S
-        since = self._started_at if waited else line.arrived
+        since = self._started_at if line.early else line.arrived
         if self._loader.wait(self._kernel_groups(),
                              max(0.0, since + START_WAIT_S - time.perf_counter())):
             self._need_engine()
