@@ -92,8 +92,8 @@ def cached_arrays(name: str) -> Callable[[Callable[[], _Tables]], Callable[[], _
 
     The first call in a process reads the arrays from ``<name>.npz`` beside numba's cache
     (cleared with it when any source file changes), or builds and saves them; every call
-    returns the same arrays, which callers must not modify.  A read-only install builds
-    them once in every process.
+    returns the same arrays, read-only (also when read back: numba types a read-only array
+    apart from a writable one).  A read-only install builds them once in every process.
     """
     def decorate(build: Callable[[], _Tables]) -> Callable[[], _Tables]:
         kept: list[_Tables] = []
@@ -113,6 +113,8 @@ def cached_arrays(name: str) -> Callable[[Callable[[], _Tables]], Callable[[], _
                         tmp.replace(path)
                     except OSError:
                         pass
+                for array in arrays:
+                    array.flags.writeable = False
                 kept.append(arrays)  # type: ignore[arg-type]
             return kept[0]
 
