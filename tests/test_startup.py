@@ -20,7 +20,7 @@ from gomoku_engine import engine as engine_module
 from gomoku_engine import jit, kernel_loader
 from gomoku_engine.cli import main
 from gomoku_engine.engine import CORE, GA, VCT, kernel_groups
-from gomoku_engine.evaluation import combination_tables
+from gomoku_engine.evaluation import _base_tables, combination_tables
 from gomoku_engine.protocol import START_WAIT_S, ProtocolLoop
 
 #: A protocol game in a fresh interpreter with the imports of ``pbrain-gomoku-engine``
@@ -138,12 +138,15 @@ def test_cached_arrays_are_built_once_then_read_back(tmp_path, monkeypatch):
     again = jit.cached_arrays("demo")(build)()  # a new process: read from the disk
     assert len(builds) == 1 and (tmp_path / "demo.npz").exists()
     assert [x.dtype for x in again] == [np.int8, np.int32]
+    assert not any(x.flags.writeable for x in (*a, *again))  # read-only either way
     assert all(np.array_equal(x, y) for x, y in zip(a, again))
 
 
 def test_the_cached_combination_tables_equal_a_fresh_build():
-    fresh = combination_tables.__wrapped__()
-    cached = combination_tables()
-    assert len(fresh) == len(cached) == 3
+    fresh = _base_tables.__wrapped__()
+    cached = _base_tables()
+    assert len(fresh) == len(cached) == 4
     for x, y in zip(fresh, cached):
-        assert x.dtype == y.dtype and np.array_equal(x, y)
+        assert x.dtype == y.dtype and np.array_equal(x, y) and not y.flags.writeable
+    threat, value, foul = combination_tables(evaluation="handset")
+    assert threat is cached[0] and foul is cached[2]
