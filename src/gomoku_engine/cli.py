@@ -322,10 +322,15 @@ def demo(size: int, turn_ms: int, rule: str, opening: str, algorithm: str,
               help="Folder for every game as PSQ and SGF, and summary.json.")
 @click.option("--sprt", default=None, metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05'",
               help="Stop a pair's games once this SPRT (for its first engine) is decided.")
+@click.option("--opening-rule", type=click.Choice(["none", "lin"]), default="none",
+              show_default=True,
+              help="lin: Lin's rule, black's first stone on the two outermost rows or "
+                   "columns (sent as INFO opening lin; a stone off them is a forfeit, and "
+                   "the openings must obey it). Without --openings games start empty.")
 def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings: str | None,
           seed: int | None, size: int, rule: str, turn_ms: int, match_ms: int,
           increment_ms: int, tolerance_ms: int, startup_ms: int, max_moves: int | None,
-          concurrency: int, out: str | None, sprt: str | None) -> None:
+          concurrency: int, out: str | None, sprt: str | None, opening_rule: str) -> None:
     """Play games between Gomocup engines: two, or a round robin of more.
 
     Every game starts both engines afresh, so an engine that crashes or hangs loses that
@@ -340,8 +345,8 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
           --openings ../shared/openings/freestyle15_balanced_dev.pos
     """
     from .game import GameRecord
-    from .match import (Clock, MatchResult, load_openings, run_round_robin, save_tournament,
-                        standings)
+    from .match import (Clock, MatchResult, check_openings, load_openings, run_round_robin,
+                        save_tournament, standings)
     from .stats import elo_estimate
 
     if len(engines) < 2:
@@ -351,6 +356,10 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
         raise click.BadParameter("give a time per move or per game", param_hint="--turn-ms")
     specs = _engine_specs(engines, infos)
     opening_list = load_openings(openings, size) if openings else []
+    try:
+        check_openings(opening_list, opening_rule, size)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--openings") from exc
     clock = Clock(turn_ms=turn_ms, match_ms=match_ms, increment_ms=increment_ms,
                   tolerance_ms=tolerance_ms, startup_ms=startup_ms)
     n_pairs = len(specs) * (len(specs) - 1) // 2
@@ -372,7 +381,8 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
     with progress:
         results = run_round_robin(specs, opening_list, games, size=size, rule=RULES[rule],
                                   clock=clock, concurrency=concurrency, seed=seed,
-                                  max_moves=max_moves, on_game=report, sprt=test)
+                                  max_moves=max_moves, on_game=report, sprt=test,
+                                  opening_rule=opening_rule)
     width = max(len(s.name) for s in specs)
     pair_width = max(len(f"{r.first} vs {r.second}") for r in results.values())
     click.echo("Results by pair (for the first engine of each pair):")
@@ -416,7 +426,8 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
                         for s in specs],
             "rule": rule, "size": size, "turn_ms": turn_ms, "match_ms": match_ms,
             "increment_ms": increment_ms, "tolerance_ms": tolerance_ms,
-            "max_moves": max_moves, "openings": openings, "seed": seed})
+            "max_moves": max_moves, "openings": openings, "seed": seed,
+            "opening_rule": opening_rule})
         click.echo(f"Games saved in {out}")
     forfeits = [f for r in results.values() for f in r.forfeit_details()]
     click.echo(f"Forfeits: {len(forfeits)}" + "".join(f"\n  {f}" for f in forfeits))

@@ -34,6 +34,7 @@ from .engine import (
 from .errors import GomokuError
 from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
+from .opening_rules import OPENING_RULES
 from .swap2 import OpeningChoice, answer_five, answer_three, propose_opening
 from .timeman import UNLIMITED, TimeControl
 
@@ -78,6 +79,8 @@ class _Settings:
     seed: int = 0
     #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
     threats: int = DEFAULT_THREATS
+    #: ``INFO opening``: the opening rule of black's first stone (``none`` or ``lin``)
+    opening: str = "none"
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
     #: reading while it sends INFO, protocol notes section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
@@ -272,6 +275,7 @@ class ProtocolLoop:
         engine.set_rule(Rule(self._settings.rule_code))
         engine.set_algorithm(self._settings.algorithm)
         engine.seed = self._settings.seed
+        engine.set_opening_rule(self._settings.opening)
         memory = self._settings.max_memory
         if memory > 0:
             # Reserve ~200 MiB for Python, numba and tables (protocol notes 5.5).
@@ -334,6 +338,9 @@ class ProtocolLoop:
         if key == "algorithm":
             self._set_algorithm(value)
             return
+        if key == "opening":
+            self._set_opening(value)
+            return
         if key not in known:
             return  # game_type, folder, evaluate and every extension key: ignored silently
         try:
@@ -380,6 +387,20 @@ class ProtocolLoop:
                                     + " or ".join(ALGORITHMS))
             return
         self._settings.algorithm = name
+        self._apply_settings()
+
+    def _set_opening(self, name: str) -> None:
+        """``INFO opening lin|none`` (an extension of this engine): under ``lin`` our first
+        stone as black on an empty board obeys Lin's rule; an unknown name is reported
+        and changes nothing."""
+        pending = self._settings.pending_lines
+        pending.pop("opening", None)
+        name = name.lower()
+        if name not in OPENING_RULES:
+            pending["opening"] = (f"MESSAGE ignored INFO opening {name!r}: expected "
+                                  + " or ".join(OPENING_RULES))
+            return
+        self._settings.opening = name
         self._apply_settings()
 
     def _set_rule(self, code: int) -> None:
