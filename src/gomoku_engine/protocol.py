@@ -335,11 +335,8 @@ class ProtocolLoop:
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
                  "max_depth", "max_node", "show_detail", "strength", "seed", "threats",
                  "time_increment"}
-        if key == "algorithm":
-            self._set_algorithm(value)
-            return
-        if key == "opening":
-            self._set_opening(value)
+        if key in ("algorithm", "opening"):
+            self._set_choice(key, value, ALGORITHMS if key == "algorithm" else OPENING_RULES)
             return
         if key not in known:
             return  # game_type, folder, evaluate and every extension key: ignored silently
@@ -377,30 +374,17 @@ class ProtocolLoop:
         elif key == "threats":
             settings.threats = number
 
-    def _set_algorithm(self, name: str) -> None:
-        """``INFO algorithm alphabeta|ga``; an unknown name is reported and changes nothing."""
+    def _set_choice(self, key: str, name: str, choices: tuple[str, ...]) -> None:
+        """``INFO algorithm alphabeta|ga`` or ``INFO opening none|lin`` (this engine's
+        extension keys, a :class:`_Settings` field each): an unknown name is reported by a
+        MESSAGE before the next reply and changes nothing."""
         pending = self._settings.pending_lines
-        pending.pop("algorithm", None)
+        pending.pop(key, None)
         name = name.lower()
-        if name not in ALGORITHMS:
-            pending["algorithm"] = (f"MESSAGE ignored INFO algorithm {name!r}: expected "
-                                    + " or ".join(ALGORITHMS))
+        if name not in choices:
+            pending[key] = f"MESSAGE ignored INFO {key} {name!r}: expected " + " or ".join(choices)
             return
-        self._settings.algorithm = name
-        self._apply_settings()
-
-    def _set_opening(self, name: str) -> None:
-        """``INFO opening lin|none`` (an extension of this engine): under ``lin`` our first
-        stone as black on an empty board obeys Lin's rule; an unknown name is reported
-        and changes nothing."""
-        pending = self._settings.pending_lines
-        pending.pop("opening", None)
-        name = name.lower()
-        if name not in OPENING_RULES:
-            pending["opening"] = (f"MESSAGE ignored INFO opening {name!r}: expected "
-                                  + " or ".join(OPENING_RULES))
-            return
-        self._settings.opening = name
+        setattr(self._settings, key, name)
         self._apply_settings()
 
     def _set_rule(self, code: int) -> None:
