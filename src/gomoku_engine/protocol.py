@@ -32,6 +32,7 @@ from .engine import (
     Engine, Limits, SearchInfo, SearchResult, warmup,
 )
 from .errors import GomokuError
+from .evaluation import EVALUATIONS
 from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
 from .opening_rules import OPENING_RULES
@@ -53,6 +54,9 @@ _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
              "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID"}
 _BLOCK_COMMANDS = {"BOARD", "YXBOARD", "SWAP2BOARD"}
+#: ``INFO`` keys (this engine's extensions) whose value is one of a few names, and the
+#: names (each key is a :class:`_Settings` field)
+_NAMED_SETTINGS = {"algorithm": ALGORITHMS, "evaluation": EVALUATIONS, "opening": OPENING_RULES}
 
 
 @dataclass
@@ -77,6 +81,8 @@ class _Settings:
     algorithm: str = DEFAULT_ALGORITHM
     #: ``INFO seed``: seed of the genetic algorithm's random numbers
     seed: int = 0
+    #: ``INFO evaluation``: a name of :data:`gomoku_engine.evaluation.EVALUATIONS`
+    evaluation: str = "learned"
     #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
     threats: int = DEFAULT_THREATS
     #: ``INFO opening``: the opening rule of black's first stone (``none`` or ``lin``)
@@ -274,6 +280,7 @@ class ProtocolLoop:
             return
         engine.set_rule(Rule(self._settings.rule_code))
         engine.set_algorithm(self._settings.algorithm)
+        engine.set_evaluation(self._settings.evaluation)
         engine.seed = self._settings.seed
         engine.set_opening_rule(self._settings.opening)
         memory = self._settings.max_memory
@@ -335,8 +342,8 @@ class ProtocolLoop:
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
                  "max_depth", "max_node", "show_detail", "strength", "seed", "threats",
                  "time_increment"}
-        if key in ("algorithm", "opening"):
-            self._set_choice(key, value, ALGORITHMS if key == "algorithm" else OPENING_RULES)
+        if key in _NAMED_SETTINGS:
+            self._set_name(key, value)
             return
         if key not in known:
             return  # game_type, folder, evaluate and every extension key: ignored silently
@@ -374,15 +381,16 @@ class ProtocolLoop:
         elif key == "threats":
             settings.threats = number
 
-    def _set_choice(self, key: str, name: str, choices: tuple[str, ...]) -> None:
-        """``INFO algorithm alphabeta|ga`` or ``INFO opening none|lin`` (this engine's
-        extension keys, a :class:`_Settings` field each): an unknown name is reported by a
-        MESSAGE before the next reply and changes nothing."""
+    def _set_name(self, key: str, name: str) -> None:
+        """``INFO algorithm alphabeta|ga``, ``INFO evaluation learned|handset`` or ``INFO
+        opening none|lin``; an unknown name is reported and changes nothing."""
+        choices = _NAMED_SETTINGS[key]
         pending = self._settings.pending_lines
         pending.pop(key, None)
         name = name.lower()
         if name not in choices:
-            pending[key] = f"MESSAGE ignored INFO {key} {name!r}: expected " + " or ".join(choices)
+            pending[key] = (f"MESSAGE ignored INFO {key} {name!r}: expected "
+                            + " or ".join(choices))
             return
         setattr(self._settings, key, name)
         self._apply_settings()
