@@ -76,7 +76,8 @@ def test_info_opening_lin_over_the_protocol():
     assert outer(*first, 15, 15) and outer(*board_first, 15, 15)
     assert plain == (7, 7)
     replies = session("INFO opening swap9\nSTART 15\nBEGIN\n")
-    assert replies[1].startswith("MESSAGE ignored INFO opening 'swap9'") and replies[-1] == "7,7"
+    assert replies[0].startswith("MESSAGE ignored INFO opening 'swap9'")
+    assert replies[1] == "OK" and replies[-1] == "7,7"  # the rule is unchanged: none
 
 
 def test_a_black_first_stone_off_the_outer_rows_is_a_forfeit(tmp_path):
