@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .board import Board
-from .constants import EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
+from .constants import BLACK, EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
 from .notation import Point
 from .patterns import line_table
 from .position import evaluate, make_move, pass_move, unmake_move
@@ -31,6 +31,7 @@ from .search import (
     new_search_state, search_depth,
 )
 from . import threats
+from .opening_rules import OPENING_RULES, distinct_first_moves
 from .threats import ThreatState, clear_threat_state, new_threat_state
 
 if TYPE_CHECKING:  # the genetic algorithm's module is imported when it is first used
@@ -77,6 +78,11 @@ DEFAULT_THREATS = THREATS_VCF
 #: Search algorithms :meth:`Engine.search` can run (``INFO algorithm``, ``--algorithm``).
 ALGORITHMS = ("alphabeta", "ga")
 DEFAULT_ALGORITHM = "alphabeta"
+
+#: Black's first stone under an opening rule (:meth:`Engine.search` on an empty board):
+#: every allowed point (one per symmetry class) is played and white's best reply searched
+#: to this depth, within an equal share of the time.
+FIRST_MOVE_DEPTH = 4
 
 
 @dataclass
@@ -155,14 +161,20 @@ class Engine:
         (``None``: :class:`gomoku_engine.ga.GAConfig`'s defaults).
     :param evaluation: the static evaluation's point values, ``"learned"`` (the default)
         or ``"handset"`` (:func:`gomoku_engine.evaluation.combination_tables`).
-    :raises ValueError: on an unsupported size, an unknown algorithm or evaluation.
+    :param opening_rule: a name of :data:`gomoku_engine.opening_rules.OPENING_RULES`:
+        where black's first stone may go (``"lin"``: Lin's rule).
+    :raises ValueError: on an unsupported size, an unknown algorithm, evaluation or
+        opening rule.
     """
 
     def __init__(self, width: int = 15, height: int | None = None,
                  rule: Rule = Rule.FREESTYLE, hash_mb: float = DEFAULT_HASH_MB,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
-                 ga_config: GAConfig | None = None, evaluation: str = "learned") -> None:
+                 ga_config: GAConfig | None = None, evaluation: str = "learned",
+                 opening_rule: str = "none") -> None:
         self.hash_mb = hash_mb
+        self.opening_rule = "none"
+        self.set_opening_rule(opening_rule)
         self.algorithm = DEFAULT_ALGORITHM
         self.set_algorithm(algorithm)
         self.seed = seed
@@ -228,6 +240,17 @@ class Engine:
                              + ", ".join(ALGORITHMS))
         self.algorithm = name
 
+    def set_opening_rule(self, name: str) -> None:
+        """Choose the opening rule by name (see :mod:`gomoku_engine.opening_rules`); it
+        decides black's first stone of :meth:`search` on an empty board.
+
+        :raises ValueError: for an unknown name (the rule is then unchanged).
+        """
+        if name not in OPENING_RULES:
+            raise ValueError(f"unknown opening rule {name!r}: expected one of "
+                             + ", ".join(OPENING_RULES))
+        self.opening_rule = name
+
     def set_hash_size(self, megabytes: float) -> None:
         """Resize the transposition table (MiB); its contents are lost."""
         if megabytes != self.hash_mb:
@@ -266,10 +289,12 @@ class Engine:
         try:
             if board.is_full:
                 raise ValueError("the board is full")
-            if board.ply == 0:
+            if board.ply == 0 and (self.opening_rule == "none" or board.to_move != BLACK):
                 centre = board.geometry.centre
                 return SearchResult(centre, 0, 0, 0, 0, _ms_since(start), [centre])
             with self._lock:
+                if board.ply == 0:
+                    return self._first_move(limits, start)
                 if self.algorithm == "ga":
                     return self._search_ga(limits, start, on_iteration)
                 return self._iterate(limits, start, on_iteration)
@@ -340,6 +365,47 @@ class Engine:
         if best is None or not board.is_legal(*best.move):
             best = self._fallback(start)
         best.time_ms = _ms_since(start)
+        return best
+
+    def _first_move(self, limits: Limits, start: float) -> SearchResult:
+        """Black's first stone under the opening rule: the allowed point (one per symmetry
+        class, :func:`~gomoku_engine.opening_rules.distinct_first_moves`) whose best white
+        reply, searched by alpha-beta to ``FIRST_MOVE_DEPTH`` plies (or ``limits.depth``)
+        within an equal share of the soft time, scores worst for white.  Ties go to the
+        point nearest the centre.  Result: ``pv`` is the stone and white's best line,
+        ``nodes`` the sum over the candidates.
+        """
+        board = self.board
+        candidates = distinct_first_moves(self.opening_rule, board.width, board.height)
+        budget = limits.soft_ms if limits.soft_ms is not None else limits.hard_ms
+        depth = min(limits.depth or FIRST_MOVE_DEPTH, FIRST_MOVE_DEPTH)
+        best: SearchResult | None = None
+        nodes = 0
+        _, timer = self._start_clock(limits, start)  # the hard limit stops every candidate
+        try:
+            for i, point in enumerate(candidates):
+                if self._state.stop[0]:
+                    break  # hard limit, YXSTOP or END: the best point so far
+                share = None
+                if budget is not None:
+                    share = max(0.0, (budget - _ms_since(start)) / (len(candidates) - i))
+                board.play(*point)
+                try:
+                    reply = self._iterate(Limits(soft_ms=share, depth=depth, nodes=limits.nodes,
+                                                 threats=False), time.perf_counter(), None)
+                finally:
+                    board.undo()
+                nodes += reply.nodes
+                if best is None or -reply.score > best.score:
+                    best = SearchResult(point, -reply.score, reply.depth + 1,
+                                        reply.seldepth + 1, 0, 0.0, [point, *reply.pv])
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if best is None:  # stopped before the first candidate
+            point = candidates[0]
+            best = SearchResult(point, 0, 0, 0, 0, 0.0, [point])
+        best.nodes, best.time_ms = nodes, _ms_since(start)
         return best
 
     def _aspiration(self, depth: int, previous: SearchResult | None) -> tuple[int, bool]:

@@ -40,6 +40,7 @@ from .evaluation import EVALUATIONS
 from .kernel_loader import KernelLoader
 from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
+from .opening_rules import OPENING_RULES
 from .swap2 import OpeningChoice, answer_five, answer_three, propose_opening
 from .timeman import UNLIMITED, TimeControl
 
@@ -63,6 +64,9 @@ _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
              "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID"}
 _BLOCK_COMMANDS = {"BOARD", "YXBOARD", "SWAP2BOARD"}
+#: ``INFO`` keys (this engine's extensions) whose value is one of a few names, and the
+#: names (each key is a :class:`_Settings` field)
+_NAMED_SETTINGS = {"algorithm": ALGORITHMS, "evaluation": EVALUATIONS, "opening": OPENING_RULES}
 
 
 @dataclass
@@ -92,6 +96,8 @@ class _Settings:
     evaluation: str = "learned"
     #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
     threats: int = DEFAULT_THREATS
+    #: ``INFO opening``: the opening rule of black's first stone (``none`` or ``lin``)
+    opening: str = "none"
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
     #: reading while it sends INFO, protocol notes section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
@@ -289,6 +295,7 @@ class ProtocolLoop:
         engine.set_algorithm(self._settings.algorithm)
         engine.set_evaluation(self._settings.evaluation)
         engine.seed = self._settings.seed
+        engine.set_opening_rule(self._settings.opening)
         memory = self._settings.max_memory
         if memory > 0:
             # Reserve ~200 MiB for Python, numba and tables (protocol notes 5.5).
@@ -352,7 +359,7 @@ class ProtocolLoop:
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
                  "max_depth", "max_node", "show_detail", "strength", "seed", "threats",
                  "time_increment"}
-        if key in ("algorithm", "evaluation"):
+        if key in _NAMED_SETTINGS:
             self._set_name(key, value)
             return
         if key not in known:
@@ -393,9 +400,9 @@ class ProtocolLoop:
             self._loader.request(self._kernel_groups())  # in the background, from now
 
     def _set_name(self, key: str, name: str) -> None:
-        """``INFO algorithm alphabeta|ga`` or ``INFO evaluation learned|handset``; an unknown
-        name is reported and changes nothing."""
-        choices = ALGORITHMS if key == "algorithm" else EVALUATIONS
+        """``INFO algorithm alphabeta|ga``, ``INFO evaluation learned|handset`` or ``INFO
+        opening none|lin``; an unknown name is reported and changes nothing."""
+        choices = _NAMED_SETTINGS[key]
         pending = self._settings.pending_lines
         pending.pop(key, None)
         name = name.lower()
