@@ -394,7 +394,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8000,
 
     :raises OSError: if the address cannot be bound.
     """
-    store = store or GameStore()
+    store = GameStore() if store is None else store
     handler = type("BoundHandler", (Handler,), {"api": Api(store), "quiet": quiet})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
