@@ -16,7 +16,8 @@
   let busy = false; // a request is on its way (the engine may be thinking)
   let pending = null; // the person's move shown while the engine answers
   let hint = null; // {x, y} of the last hint
-  let geometry = { cell: 30, origin: 30, size: 15 };
+  let geometry = { cell: 30, origin: 33, size: 15 };
+  const MARGIN = 1.1; // cells between the outer lines and the canvas's edge (coordinates)
 
   // --- API ------------------------------------------------------------------------------
   async function api(method, path, body) {
@@ -72,8 +73,8 @@
     canvas.width = Math.round(css * ratio);
     canvas.height = Math.round(css * ratio);
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const cell = css / (size + 1);
-    geometry = { cell, origin: cell, size, css };
+    const cell = css / (size - 1 + 2 * MARGIN);
+    geometry = { cell, origin: cell * MARGIN, size, css };
   }
 
   function starPoints(n) {
@@ -111,15 +112,16 @@
     }
     // coordinates on the four edges
     ctx.fillStyle = "#444";
-    ctx.font = Math.max(9, Math.round(cell * 0.38)) + "px system-ui, sans-serif";
+    ctx.font = Math.max(9, Math.round(cell * 0.34)) + "px system-ui, sans-serif";
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     for (let i = 0; i < size; i++) {
       const at = origin + i * cell;
-      ctx.fillText(letter(i), at, origin * 0.45);
-      ctx.fillText(letter(i), at, css - origin * 0.45);
-      ctx.fillText(String(i + 1), origin * 0.45, at);
-      ctx.fillText(String(i + 1), css - origin * 0.45, at);
+      const edge = cell * 0.36;
+      ctx.fillText(letter(i), at, edge);
+      ctx.fillText(letter(i), at, css - edge);
+      ctx.fillText(String(i + 1), edge, at);
+      ctx.fillText(String(i + 1), css - edge, at);
     }
     if (!game) return;
     // renju fouls for a person playing black: a red cross
@@ -229,6 +231,20 @@
     $("moves").textContent = game.moves.map((m, i) => (i + 1) + "." + pointName(m)).join(" ");
   }
 
+  function showSettings() {
+    // the menus show the settings of the game on the board (after a reload too)
+    $("colour").value = game.human;
+    $("level").value = String(game.level);
+    $("rule").value = game.rule;
+    if (![...$("size").options].some((o) => o.value === String(game.size))) {
+      const option = document.createElement("option");
+      option.value = String(game.size);
+      option.textContent = game.size + "×" + game.size;
+      $("size").appendChild(option);
+    }
+    $("size").value = String(game.size);
+  }
+
   function say(text) {
     message.textContent = text || "";
   }
@@ -329,6 +345,7 @@
     if (id) {
       try {
         game = await api("GET", "games/" + id);
+        showSettings();
       } catch (err) {
         sessionStorage.removeItem(STORE_KEY);
       }
