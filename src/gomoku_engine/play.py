@@ -50,6 +50,8 @@ LEVEL_LABELS = {
 #: Per-move time limit of the engine (ms) unless the caller gives another: levels 1-9
 #: usually stop at their depth or node cap well before it; level 10 uses it.
 DEFAULT_MOVE_MS = 3000
+#: Hints search at least at this level, so a beginner's hint is still good advice.
+HINT_LEVEL = 5
 #: Transposition table of one game's engine (MiB): small, since many games may be live.
 GAME_HASH_MB = 8.0
 
@@ -228,12 +230,13 @@ class HumanGame:
         return result.move
 
     def hint(self) -> tuple[Point, Analysis]:
-        """The move the engine would play for the person now (nothing is played).
+        """The move the engine would play for the person now (nothing is played),
+        searched at the game's level but at least :data:`HINT_LEVEL`.
 
         :raises Refused: if the game is over or it is not the person's turn.
         """
         self.check_turn()
-        result = self._search()
+        result = self._search(max(self.level, HINT_LEVEL))
         return result.move, Analysis.of(result, self.human)
 
     def undo(self) -> list[Point]:
@@ -257,8 +260,8 @@ class HumanGame:
         return taken
 
     # --- helpers -------------------------------------------------------------------------
-    def _search(self) -> SearchResult:
-        level = LEVELS[self.level]
+    def _search(self, level_number: int | None = None) -> SearchResult:
+        level = LEVELS[level_number or self.level]
         soft, hard = TimeControl(turn_ms=int(self.move_ms)).budget(self.board.ply)
         self.thinking = True
         try:
