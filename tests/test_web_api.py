@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -258,3 +261,24 @@ def test_page_and_options(server) -> None:
     assert status == 200 and [lv["level"] for lv in options["levels"]] == list(range(1, 11))
     assert options["rules"] == ["freestyle", "standard", "renju", "caro"]
     assert {15, 20} <= set(options["sizes"])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_web_command_serves_and_stops_on_ctrl_c() -> None:
+    process = subprocess.Popen([sys.executable, "-m", "gomoku_engine", "web", "--no-open",
+                                "--port", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in process.stdout:  # "loading the engine ...", then the address
+            if line.startswith("serving the game on "):
+                break
+        url = line.split()[4]
+        assert url.startswith("http://127.0.0.1:")
+        status, options = call(url, "GET", "api/options")
+        assert status == 200 and len(options["levels"]) == 10
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=60)
+        assert process.returncode == 0 and "stopping" in out and "Traceback" not in out
+    finally:
+        process.kill()
+        process.wait()
