@@ -30,14 +30,17 @@ class Board:
 
     :param width: columns (5..32).
     :param height: rows (5..32); defaults to ``width``.
-    :raises ValueError: on an unsupported size.
+    :param evaluation: the point values of the static evaluation, ``"learned"`` or
+        ``"handset"`` (:func:`gomoku_engine.evaluation.combination_tables`).
+    :raises ValueError: on an unsupported size or an unknown evaluation.
     """
 
     def __init__(self, width: int = 15, height: int | None = None,
-                 rule: Rule = Rule.FREESTYLE) -> None:
+                 rule: Rule = Rule.FREESTYLE, evaluation: str = "learned") -> None:
         self.geometry = Geometry(width, width if height is None else height)
         self.rule = Rule(rule)
-        self.tables: Tables = make_tables(self.geometry, self.rule)
+        self.evaluation = evaluation
+        self.tables: Tables = make_tables(self.geometry, self.rule, evaluation)
         self.position: Position = new_position(self.geometry, self.tables)
         self._colours: list[int] = []  # colour of each stone in the move stack
 
@@ -197,6 +200,7 @@ class Board:
         """An independent board with the same stones (tables are shared, not copied)."""
         other = Board.__new__(Board)
         other.geometry, other.rule, other.tables = self.geometry, self.rule, self.tables
+        other.evaluation = self.evaluation
         other.position = Position(*(np.copy(a) for a in self.position))
         other._colours = list(self._colours)
         return other

@@ -147,6 +147,59 @@ def bench(depth: int | None) -> None:
 
 
 @main.command()
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
+@click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
+@click.option("--games", type=click.IntRange(1, None), default=1000, show_default=True)
+@click.option("--nodes", type=click.IntRange(100, None), default=8000, show_default=True,
+              help="Node budget of each engine move.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes playing games side by side (the games do not depend on it).")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="The .npz file to write.")
+def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: int,
+             out: str) -> None:
+    """Play seeded self-play games from random openings and save them for `tune`."""
+    from tqdm import tqdm
+
+    from .selfplay import generate, save
+
+    with tqdm(total=games, unit="game", disable=None) as bar:
+        records = generate(RULES[rule], games, seed, nodes, size, workers,
+                           progress=lambda _: bar.update())
+    save(out, records, size, RULES[rule], nodes, seed)
+    wins = [sum(r.result == c for r in records) for c in (1, 2, 0)]
+    click.echo(f"{games} games, {sum(len(r.moves) for r in records)} moves: black {wins[0]}, "
+               f"white {wins[1]}, draws {wins[2]} -> {out}")
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
+@click.option("--l2", type=click.FloatRange(0, None), default=None,
+              help="Pull towards the hand-set values [default: tuning.DEFAULT_L2].")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Where to write the fitted table [default: the package's own file "
+                   "for the games' rule, which the engine loads].")
+def tune(games: tuple[str, ...], l2: float | None, out: str | None) -> None:
+    """Fit the evaluation's point values to the results of `selfplay` GAMES files."""
+    from .evaluation import learned_file
+    from .selfplay import load
+    from .tuning import DEFAULT_L2, build_dataset, fit, save_fit
+
+    records = load(list(games))
+    data = build_dataset(records)
+    click.echo(f"{len(data.target)} quiet positions from {len(records['length'])} games")
+    result = fit(data, DEFAULT_L2 if l2 is None else l2)
+    path = out or learned_file(records["rule"])
+    save_fit(path, result, records["rule"])
+    click.echo(f"held-out log-loss: hand-set {result.handset_loss:.4f} (scale "
+               f"{result.scale:.0f}), learned {result.learned_loss:.4f}; "
+               f"{result.train_positions} training / {result.test_positions} held-out "
+               f"positions -> {path}")
+
+
+@main.command()
 @click.argument("position")
 @click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
 @click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)

@@ -148,13 +148,15 @@ class Engine:
         ``"ga"`` (the genetic algorithm of :mod:`gomoku_engine.ga`).
     :param seed: seed of the genetic algorithm's random numbers (alpha-beta uses none).
     :param ga_config: population sizes and stopping rules of the genetic algorithm.
-    :raises ValueError: on an unsupported size or an unknown algorithm.
+    :param evaluation: the static evaluation's point values, ``"learned"`` (the default)
+        or ``"handset"`` (:func:`gomoku_engine.evaluation.combination_tables`).
+    :raises ValueError: on an unsupported size, an unknown algorithm or evaluation.
     """
 
     def __init__(self, width: int = 15, height: int | None = None,
                  rule: Rule = Rule.FREESTYLE, hash_mb: float = DEFAULT_HASH_MB,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
-                 ga_config: ga.GAConfig | None = None) -> None:
+                 ga_config: ga.GAConfig | None = None, evaluation: str = "learned") -> None:
         self.hash_mb = hash_mb
         self.algorithm = DEFAULT_ALGORITHM
         self.set_algorithm(algorithm)
@@ -162,7 +164,7 @@ class Engine:
         self.ga_config = ga_config or ga.GAConfig()
         #: figures of the last genetic search: generations, evaluations, how it chose
         self.last_ga: dict[str, int | str] = {}
-        self.board = Board(width, height, rule)
+        self.board = Board(width, height, rule, evaluation)
         self._state = self._new_state()
         self._lock = threading.Lock()
 
@@ -185,7 +187,7 @@ class Engine:
             self.board.clear()
         else:
             resized = (width, height) != (self.board.width, self.board.height)
-            self.board = Board(width, height, rule)
+            self.board = Board(width, height, rule, self.board.evaluation)
             if resized:
                 self._state = self._new_state()
         self.clear_hash()
@@ -194,8 +196,21 @@ class Engine:
         """Change the rule, keeping the stones."""
         if rule != self.board.rule:
             stones, to_move = self.board.stones(), self.board.to_move
-            self.board = Board(self.board.width, self.board.height, rule)
+            self.board = Board(self.board.width, self.board.height, rule,
+                               self.board.evaluation)
             self.board.set_stones(stones, to_move)
+            self.clear_hash()
+
+    def set_evaluation(self, name: str) -> None:
+        """Choose the static evaluation's point values, keeping the stones: ``"learned"``
+        (fitted to games, :mod:`gomoku_engine.tuning`) or ``"handset"``.
+
+        :raises ValueError: for an unknown name (the evaluation is then unchanged).
+        """
+        if name != self.board.evaluation:
+            board = Board(self.board.width, self.board.height, self.board.rule, name)
+            board.set_stones(self.board.stones(), self.board.to_move)
+            self.board = board
             self.clear_hash()
 
     def set_algorithm(self, name: str) -> None:

@@ -23,6 +23,10 @@ from scratch in plain Python; the tests compare them with the incremental kernel
 
 from __future__ import annotations
 
+import itertools
+from functools import lru_cache
+from pathlib import Path
+
 import numpy as np
 import numpy.typing as npt
 
@@ -34,6 +38,8 @@ from .constants import (
 from .geometry import Geometry
 from .patterns import classify_line
 from .rules import foul_type
+
+_DATA_DIR = Path(__file__).resolve().parent / "data"
 
 # Value of a point per line pattern it would make (index = pattern code).  A double four
 # in one line only exists for renju black, where it is a foul (the point is worth nothing).
@@ -104,16 +110,14 @@ def point_value(patterns: npt.ArrayLike) -> int:
     return int(LINE_VALUE[p].sum() + THREAT_BONUS[threat_class(p)])
 
 
-def combination_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32],
-                                  npt.NDArray[np.int8]]:
-    """Threat class, value and renju foul kind of every combination of four line patterns.
-
-    :returns: ``(threat int8[65536], value int32[65536], foul int8[65536])`` indexed by
-        ``p0 | p1 << 4 | p2 << 8 | p3 << 12`` (pattern code of each direction).
-    """
+@lru_cache(maxsize=None)
+def _base_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
+                            npt.NDArray[np.int16]]:
     threat = np.zeros(1 << 16, np.int8)
     value = np.zeros(1 << 16, np.int32)
     foul = np.zeros(1 << 16, np.int8)
+    canon = np.zeros(1 << 16, np.int16)
+    index = {combo: i for i, combo in enumerate(_COMBOS)}
     for code in range(1 << 16):
         p = [(code >> (4 * d)) & 15 for d in range(4)]
         if max(p) >= N_PATTERNS:
@@ -121,7 +125,102 @@ def combination_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32],
         threat[code] = threat_class(p)
         value[code] = point_value(p)
         foul[code] = foul_kind(p)
+        canon[code] = index[tuple(sorted(p))]
+    for table in (threat, value, foul, canon):
+        table.flags.writeable = False
+    return threat, value, foul, canon
+
+
+#: the canonical combinations: the multisets of four line patterns (a point's value does
+#: not depend on which direction holds which pattern), sorted
+_COMBOS = sorted({tuple(sorted(c)) for c in itertools.combinations_with_replacement(
+    range(N_PATTERNS), 4)})
+N_CANON = len(_COMBOS)  #: 1001 multisets of 4 of the 11 patterns
+
+
+def combination_tables(rule: Rule = Rule.FREESTYLE, evaluation: str = "learned"
+                       ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32],
+                                  npt.NDArray[np.int8]]:
+    """Threat class, value and renju foul kind of every combination of four line patterns.
+
+    :param evaluation: ``"learned"`` (the values fitted to games for ``rule``, shipped as
+        package data, where there are any; see :mod:`gomoku_engine.tuning`) or
+        ``"handset"`` (:data:`LINE_VALUE` and :data:`THREAT_BONUS`).
+    :returns: ``(threat int8[65536], value int32[65536], foul int8[65536])`` indexed by
+        ``p0 | p1 << 4 | p2 << 8 | p3 << 12`` (pattern code of each direction); read-only.
+    :raises ValueError: for an unknown ``evaluation``.
+    """
+    if evaluation not in EVALUATIONS:
+        raise ValueError(f"unknown evaluation {evaluation!r}: expected one of "
+                         + ", ".join(EVALUATIONS))
+    threat, value, foul, _ = _base_tables()
+    if evaluation == "learned":
+        learned = learned_values(rule)
+        if learned is not None:
+            value = canonical_values(learned)
     return threat, value, foul
+
+
+#: ``INFO evaluation`` / ``Engine(evaluation=...)`` choices
+EVALUATIONS = ("learned", "handset")
+
+
+def canon_table() -> npt.NDArray[np.int16]:
+    """``int16[65536]``: the canonical combination (index into ``N_CANON``) of each
+    pattern code; codes that no board can show map to 0."""
+    return _base_tables()[3]
+
+
+def handset_canonical_values() -> npt.NDArray[np.int32]:
+    """``int32[N_CANON]``: the hand-set value of each canonical combination."""
+    return np.array([point_value(c) for c in _COMBOS], np.int32)
+
+
+def canonical_values(values: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
+    """Expand ``int32[N_CANON]`` values per canonical combination to the ``int32[65536]``
+    table per pattern code (codes that no board can show get 0).
+
+    :raises ValueError: if ``values`` is not ``N_CANON`` long.
+    """
+    values = np.asarray(values, np.int32)
+    if values.shape != (N_CANON,):
+        raise ValueError(f"expected {N_CANON} values, got shape {values.shape}")
+    table = values[canon_table()]
+    invalid = np.ones(1 << 16, bool)
+    invalid[_valid_codes()] = False
+    table[invalid] = 0
+    table.flags.writeable = False
+    return table
+
+
+@lru_cache(maxsize=None)
+def _valid_codes() -> npt.NDArray[np.int64]:
+    codes = np.arange(1 << 16)
+    ok = np.ones(1 << 16, bool)
+    for d in range(4):
+        ok &= ((codes >> (4 * d)) & 15) < N_PATTERNS
+    return codes[ok]
+
+
+def learned_file(rule: Rule) -> Path:
+    """Where the package keeps the fitted values of ``rule`` (may not exist)."""
+    return _DATA_DIR / f"eval_{Rule(rule).name.lower()}.npz"
+
+
+@lru_cache(maxsize=None)
+def learned_values(rule: Rule) -> npt.NDArray[np.int32] | None:
+    """The shipped ``int32[N_CANON]`` values fitted for ``rule``, or None if none ship.
+
+    :raises ValueError: if the file is there but not a value table for ``rule``.
+    """
+    path = learned_file(rule)
+    if not path.exists():
+        return None
+    with np.load(path) as data:
+        values = data["values"]
+        if values.shape != (N_CANON,) or values.dtype != np.int32 or int(data["rule"]) != rule:
+            raise ValueError(f"{path} is not a value table for {Rule(rule).name}")
+        return values
 
 
 def static_score(own_sum: int, opp_sum: int) -> int:
@@ -144,14 +243,16 @@ def reference_point_patterns(geometry: Geometry, cells: npt.NDArray[np.int8], ru
 
 
 def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: Rule,
-                         to_move: int) -> tuple[int, int, int]:
+                         to_move: int, evaluation: str = "learned") -> tuple[int, int, int]:
     """Recompute the value sums of both colours and the static score from scratch.
 
     Under renju a black foul point is worth nothing to black.
 
     :param cells: the padded ``int8[geometry.n_cells]`` board.
+    :param evaluation: whose point values (see :func:`combination_tables`).
     :returns: ``(black_sum, white_sum, score for to_move)``.
     """
+    values = combination_tables(rule, evaluation)[1]
     sums = [0, 0]
     board = cells.copy()
     for cell in geometry.points:
@@ -161,13 +262,15 @@ def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: 
             if (rule == Rule.RENJU and colour == BLACK
                     and foul_type(board, geometry.directions, int(cell)) != 0):
                 continue  # black may not play there: the point is worth nothing to black
-            sums[colour - 1] += point_value(reference_point_patterns(geometry, cells, rule,
-                                                                     int(cell), colour))
+            p = reference_point_patterns(geometry, cells, rule, int(cell), colour)
+            sums[colour - 1] += int(values[p[0] | p[1] << 4 | p[2] << 8 | p[3] << 12])
     own, opp = (sums[0], sums[1]) if to_move == BLACK else (sums[1], sums[0])
     return sums[0], sums[1], static_score(own, opp)
 
 
 __all__ = [
-    "LINE_VALUE", "THREAT_BONUS", "combination_tables", "point_value", "reference_evaluation",
+    "EVALUATIONS", "LINE_VALUE", "N_CANON", "THREAT_BONUS", "canon_table", "canonical_values",
+    "combination_tables", "handset_canonical_values", "learned_file", "learned_values",
+    "point_value", "reference_evaluation",
     "reference_point_patterns", "static_score", "threat_class",
 ]

@@ -116,9 +116,13 @@ P_CARO = 5  # 1: a five blocked at both ends by the opponent does not win
 P_RENJU = 6  # 1: black's fouls are kept in Position.foul
 
 
-def make_tables(geometry: Geometry, rule: Rule) -> Tables:
-    """Build the constant tables for a board size and rule (line tables are cached per rule)."""
-    threat, value, foul = combination_tables()
+def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> Tables:
+    """Build the constant tables for a board size and rule (line tables are cached per rule).
+
+    :param evaluation: the point values: ``"learned"`` or ``"handset"``
+        (:func:`gomoku_engine.evaluation.combination_tables`).
+    """
+    threat, value, foul = combination_tables(rule, evaluation)
     rng = np.random.default_rng(ZOBRIST_SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)
     zobrist = zobrist.astype(np.uint64) * np.uint64(2) + np.uint64(1)

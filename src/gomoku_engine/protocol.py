@@ -32,6 +32,7 @@ from .engine import (
     Engine, Limits, SearchInfo, SearchResult, warmup,
 )
 from .errors import GomokuError
+from .evaluation import EVALUATIONS
 from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
 from .swap2 import OpeningChoice, answer_five, answer_three, propose_opening
@@ -76,6 +77,8 @@ class _Settings:
     algorithm: str = DEFAULT_ALGORITHM
     #: ``INFO seed``: seed of the genetic algorithm's random numbers
     seed: int = 0
+    #: ``INFO evaluation``: a name of :data:`gomoku_engine.evaluation.EVALUATIONS`
+    evaluation: str = "learned"
     #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
     threats: int = DEFAULT_THREATS
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
@@ -271,6 +274,7 @@ class ProtocolLoop:
             return
         engine.set_rule(Rule(self._settings.rule_code))
         engine.set_algorithm(self._settings.algorithm)
+        engine.set_evaluation(self._settings.evaluation)
         engine.seed = self._settings.seed
         memory = self._settings.max_memory
         if memory > 0:
@@ -331,8 +335,8 @@ class ProtocolLoop:
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
                  "max_depth", "max_node", "show_detail", "strength", "seed", "threats",
                  "time_increment"}
-        if key == "algorithm":
-            self._set_algorithm(value)
+        if key in ("algorithm", "evaluation"):
+            self._set_name(key, value)
             return
         if key not in known:
             return  # game_type, folder, evaluate and every extension key: ignored silently
@@ -370,16 +374,18 @@ class ProtocolLoop:
         elif key == "threats":
             settings.threats = number
 
-    def _set_algorithm(self, name: str) -> None:
-        """``INFO algorithm alphabeta|ga``; an unknown name is reported and changes nothing."""
+    def _set_name(self, key: str, name: str) -> None:
+        """``INFO algorithm alphabeta|ga`` or ``INFO evaluation learned|handset``; an unknown
+        name is reported and changes nothing."""
+        choices = ALGORITHMS if key == "algorithm" else EVALUATIONS
         pending = self._settings.pending_lines
-        pending.pop("algorithm", None)
+        pending.pop(key, None)
         name = name.lower()
-        if name not in ALGORITHMS:
-            pending["algorithm"] = (f"MESSAGE ignored INFO algorithm {name!r}: expected "
-                                    + " or ".join(ALGORITHMS))
+        if name not in choices:
+            pending[key] = (f"MESSAGE ignored INFO {key} {name!r}: expected "
+                            + " or ".join(choices))
             return
-        self._settings.algorithm = name
+        setattr(self._settings, key, name)
         self._apply_settings()
 
     def _set_rule(self, code: int) -> None:

@@ -1,0 +1,161 @@
+"""Self-play games for fitting the evaluation: fast, seeded, varied, written to ``.npz``.
+
+Each game starts from a random opening (2 to 6 stones, alternately black and white, on
+distinct points of the board's central 7x7, legal under the rule) and is then played by
+the engine against itself with a fixed node budget per move, so a seed replays the same
+games on any machine.  The records keep every move, the search score of every engine
+move and the result; :mod:`gomoku_engine.tuning` turns them into training positions.
+
+The file (numpy ``.npz``):
+
+* ``moves``: ``int16[n_games, max_len]`` flat points ``x + y * size``, -1 after the end;
+* ``scores``: ``int32[n_games, max_len]`` the search score of each move for the side that
+  played it (0 for opening stones);
+* ``length``: ``int16[n_games]``; ``opening``: ``int8[n_games]`` opening stones;
+* ``result``: ``int8[n_games]`` 1 black won, 2 white won, 0 draw;
+* ``size``, ``rule`` (the ``INFO rule`` code), ``nodes``, ``seed``: scalars.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from .constants import Rule
+from .engine import Engine, Limits
+
+#: opening stones are drawn from the central OPENING_SPAN x OPENING_SPAN square
+OPENING_SPAN = 7
+MIN_OPENING = 2
+MAX_OPENING = 6
+
+
+@dataclass
+class GameRecord:
+    """One self-play game."""
+
+    moves: list[int]  #: flat points ``x + y * size``
+    scores: list[int]  #: per move, the mover's search score (0 for opening stones)
+    opening: int  #: how many leading moves were the random opening
+    result: int  #: 1 black won, 2 white won, 0 draw
+
+
+def random_opening(engine: Engine, rng: np.random.Generator) -> int:
+    """Place 2..6 random legal stones in the centre of ``engine.board``; returns the count."""
+    board = engine.board
+    lo = (board.width - OPENING_SPAN) // 2
+    n = int(rng.integers(MIN_OPENING, MAX_OPENING + 1))
+    placed = 0
+    while placed < n:
+        x, y = (int(v) for v in lo + rng.integers(0, OPENING_SPAN, size=2))
+        if board.is_legal(x, y):
+            board.play(x, y)
+            placed += 1
+    return n
+
+
+def play_game(engine: Engine, rng: np.random.Generator, nodes: int) -> GameRecord:
+    """Play one game on ``engine`` (its board is cleared first) at ``nodes`` per move."""
+    engine.new_game()
+    board = engine.board
+    opening = random_opening(engine, rng)
+    scores = [0] * opening
+    while not board.winner and not board.is_full:
+        result = engine.search(Limits(nodes=nodes))
+        board.play(*result.move)
+        scores.append(int(result.score))
+    moves = [x + y * board.width for x, y in board.moves()]
+    return GameRecord(moves, scores, opening, int(board.winner))
+
+
+def generate(rule: Rule, games: int, seed: int, nodes: int, size: int = 15,
+             workers: int = 1,
+             progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+    """Play ``games`` seeded self-play games (see the module docstring).
+
+    Game ``i`` draws its opening from ``numpy.random.default_rng([seed, i])`` and the engine
+    is deterministic at a node budget, so the games do not depend on ``workers``.
+
+    :param nodes: node budget of each engine move (the search's own count).
+    :param workers: processes playing games side by side.
+    :param progress: called after every game, in game order.
+    """
+    jobs = [(int(rule), size, nodes, seed, i) for i in range(games)]
+    records = []
+    if workers <= 1:
+        results = map(_play_job, jobs)
+        pool = None
+    else:
+        pool = multiprocessing.get_context("spawn").Pool(workers)
+        results = pool.imap(_play_job, jobs, chunksize=4)
+    try:
+        for record in results:
+            records.append(record)
+            if progress is not None:
+                progress(record)
+    finally:
+        if pool is not None:
+            pool.terminate()
+    return records
+
+
+_ENGINES: dict[tuple[int, int], Engine] = {}  # one engine per process, rule and size
+
+
+def _play_job(job: tuple[int, int, int, int, int]) -> GameRecord:
+    rule, size, nodes, seed, index = job
+    engine = _ENGINES.get((rule, size))
+    if engine is None:
+        engine = _ENGINES[(rule, size)] = Engine(size, rule=Rule(rule), hash_mb=16)
+    return play_game(engine, np.random.default_rng([seed, index]), nodes)
+
+
+def save(path: Path | str, records: list[GameRecord], size: int, rule: Rule, nodes: int,
+         seed: int) -> None:
+    """Write ``records`` as the ``.npz`` described in the module docstring."""
+    max_len = max((len(r.moves) for r in records), default=0)
+    moves = np.full((len(records), max_len), -1, np.int16)
+    scores = np.zeros((len(records), max_len), np.int32)
+    for i, r in enumerate(records):
+        moves[i, : len(r.moves)] = r.moves
+        scores[i, : len(r.scores)] = r.scores
+    np.savez_compressed(
+        path, moves=moves, scores=scores,
+        length=np.array([len(r.moves) for r in records], np.int16),
+        opening=np.array([r.opening for r in records], np.int8),
+        result=np.array([r.result for r in records], np.int8),
+        size=np.int16(size), rule=np.int16(int(rule)), nodes=np.int64(nodes),
+        seed=np.int64(seed))
+
+
+def load(paths: list[Path | str]) -> dict[str, npt.NDArray]:
+    """Read and concatenate game files of one board size and rule.
+
+    :raises ValueError: if the files mix board sizes or rules.
+    """
+    parts = [dict(np.load(p)) for p in paths]
+    if not parts:
+        raise ValueError("no game files")
+    for key in ("size", "rule"):
+        if len({int(p[key]) for p in parts}) != 1:
+            raise ValueError(f"game files of different {key}s")
+    max_len = max(p["moves"].shape[1] for p in parts)
+
+    def padded(name: str, fill: int) -> npt.NDArray:
+        return np.concatenate([
+            np.pad(p[name], ((0, 0), (0, max_len - p[name].shape[1])), constant_values=fill)
+            for p in parts])
+
+    return {"moves": padded("moves", -1), "scores": padded("scores", 0),
+            "length": np.concatenate([p["length"] for p in parts]),
+            "opening": np.concatenate([p["opening"] for p in parts]),
+            "result": np.concatenate([p["result"] for p in parts]),
+            "size": int(parts[0]["size"]), "rule": Rule(int(parts[0]["rule"]))}
+
+
+__all__ = ["GameRecord", "generate", "load", "play_game", "random_opening", "save"]
