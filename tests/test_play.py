@@ -137,3 +137,18 @@ def test_terminal_quit() -> None:
                                        "--size", "9"], input="e5\nquit\n")
     assert result.exit_code == 0, result.output
     assert "You play black (X)" in result.output and result.output.rstrip().endswith("Bye.")
+
+
+def test_a_full_board_is_a_draw() -> None:
+    """5x5 filled in pairs (XXOOX / OOXXO / ...) holds no five; the last empty point ends it."""
+    game = HumanGame(5, level=3, human=WHITE)
+    rows = ["XXOOX", "OOXXO", "XXOOX", "OOXXO", "XXOO."]
+    stones = [(x, y, BLACK if c == "X" else WHITE)
+              for y, row in enumerate(rows) for x, c in enumerate(row) if c != "."]
+    game.board.set_stones(stones, to_move=WHITE)
+    assert game.result is None and not game.over
+    game.play(4, 4)
+    assert game.result == "draw" and game.over and game.winning_line() == []
+    assert game.reply() is None
+    with pytest.raises(Refused, match="draw"):
+        game.hint()
