@@ -200,8 +200,11 @@ def check_busy_game(base: str, srv) -> None:
     while not engine_game.thinking:
         assert time.monotonic() < deadline and mover.is_alive(), "never saw the engine think"
         time.sleep(0.002)
-    status, shown = call(base, "GET", f"api/games/{gid}")
-    assert status == 200 and shown["thinking"] is True
+    expected = [{"x": 7, "y": 7, "colour": "black"}, {"x": 8, "y": 8, "colour": "white"}]
+    for _ in range(20):  # the search plays on the board; the answers show the real game
+        status, shown = call(base, "GET", f"api/games/{gid}")
+        assert status == 200 and shown["thinking"] is True
+        assert shown["moves"] == expected and shown["to_move"] == "black"
     for path, body in [("moves", {"x": 0, "y": 0}), ("undo", {}), ("hint", {})]:
         status, answer = call(base, "POST", f"api/games/{gid}/{path}", body)
         assert status == 409 and "thinking" in answer["error"], answer

@@ -7,15 +7,17 @@ fouls are judged by the same code as in the protocol and the match referee; the 
 searches with a strength level's depth and node caps (:mod:`gomoku_engine.levels`) inside
 a per-move time limit, and a level that blunders does so as in the protocol loop.
 
-A game object is not thread-safe by itself: callers serialise the calls of one game (the
-web layer holds :attr:`HumanGame.lock`); different games share nothing.
+Callers serialise the requests that change one game (the web layer holds
+:attr:`HumanGame.lock`); other threads may read :meth:`HumanGame.view` at any time, even
+while the engine searches (the search plays and takes back moves on the board itself, so
+a view taken then is the one saved when the search began).  Different games share nothing.
 """
 
 from __future__ import annotations
 
 import random
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .constants import BLACK, EMPTY, WHITE, Rule, mate_in
 from .engine import Engine, Limits, SearchResult
@@ -86,6 +88,19 @@ class Analysis:
                    list(result.pv), colour)
 
 
+@dataclass(frozen=True)
+class GameView:
+    """A consistent copy of a game's state, safe to read from any thread."""
+
+    stones: list[tuple[int, int, int]]  #: ``(x, y, colour)`` in move order
+    to_move: int | None  #: colour to move, ``None`` once the game is over
+    result: str | None  #: as :attr:`HumanGame.result`
+    winning_line: list[Point]
+    fouls: list[Point]  #: as :meth:`HumanGame.fouls`
+    analysis: Analysis | None
+    thinking: bool
+
+
 class HumanGame:
     """One game of a person against the engine.
 
@@ -116,6 +131,9 @@ class HumanGame:
         self.analysis: Analysis | None = None  #: the engine's last search (its own move)
         self.thinking = False  #: the engine is searching (read by other threads)
         self.lock = threading.Lock()  #: held by a caller for the length of a request
+        #: guards the board against :meth:`view` while a move is being placed
+        self._state_lock = threading.RLock()
+        self._saved: GameView | None = None  #: the view while the engine searches
 
     # --- state ---------------------------------------------------------------------------
     @property
@@ -169,6 +187,18 @@ class HumanGame:
         return self.board.foul_points()
 
     # --- moves ---------------------------------------------------------------------------
+    def view(self) -> GameView:
+        """The game's state now, or, while the engine searches, as the search began."""
+        with self._state_lock:
+            if self.thinking and self._saved is not None:
+                return self._saved
+            return self._view_now()
+
+    def _view_now(self) -> GameView:
+        over = self.over
+        return GameView(self.board.stones(), None if over else self.board.to_move, self.result,
+                        self.winning_line(), self.fouls(), self.analysis, self.thinking)
+
     def check_turn(self) -> None:
         """:raises Refused: if the game is over or it is not the person's turn."""
         if self.over:
@@ -198,8 +228,9 @@ class HumanGame:
 
         :raises InvalidMoveError, Refused: see :meth:`check_move`; nothing changes then.
         """
-        self.check_move(x, y)
-        self.board.play(x, y)
+        with self._state_lock:
+            self.check_move(x, y)
+            self.board.play(x, y)
 
     def start(self) -> Point | None:
         """Let the engine open if it has black; returns its move or ``None``."""
@@ -225,8 +256,9 @@ class HumanGame:
                                 board.height)
             if move is not None:
                 result.move, result.pv = move, [move]
-        self.analysis = Analysis.of(result, self.computer)
-        board.play(*result.move)
+        with self._state_lock:
+            self.analysis = Analysis.of(result, self.computer)
+            board.play(*result.move)
         return result.move
 
     def hint(self) -> tuple[Point, Analysis]:
@@ -251,24 +283,29 @@ class HumanGame:
         if self.human not in colours:
             raise Refused("nothing to take back: you have not moved yet")
         taken: list[Point] = []
-        while True:
-            colour = self.board.stones()[-1][2]
-            taken.append(self.board.undo())
-            if colour == self.human:
-                break
-        self.analysis = None
+        with self._state_lock:
+            while True:
+                colour = self.board.stones()[-1][2]
+                taken.append(self.board.undo())
+                if colour == self.human:
+                    break
+            self.analysis = None
         return taken
 
     # --- helpers -------------------------------------------------------------------------
     def _search(self, level_number: int | None = None) -> SearchResult:
         level = LEVELS[level_number or self.level]
         soft, hard = TimeControl(turn_ms=int(self.move_ms)).budget(self.board.ply)
-        self.thinking = True
+        with self._state_lock:
+            self._saved = replace(self._view_now(), thinking=True)
+            self.thinking = True
         try:
             return self.engine.search(Limits(hard_ms=hard, soft_ms=soft, depth=level.depth,
                                              nodes=level.nodes))
         finally:
-            self.thinking = False
+            with self._state_lock:
+                self.thinking = False
+                self._saved = None
 
     def _result_text(self) -> str:
         result = self.result
@@ -279,4 +316,4 @@ class HumanGame:
         self.engine.stop()
 
 
-__all__ = ["Analysis", "COLOURS", "HumanGame", "LEVEL_LABELS", "RULE_NAMES", "Refused"]
+__all__ = ["Analysis", "COLOURS", "GameView", "HumanGame", "LEVEL_LABELS", "RULE_NAMES", "Refused"]

@@ -151,23 +151,23 @@ class GameStore:
 
 def game_json(game_id: str, game: HumanGame, **extra: Any) -> dict[str, Any]:
     """The API's view of a game (see ``docs/play.md``), plus ``extra`` keys."""
-    board = game.board
-    last = board.moves()[-1] if board.ply else None
+    view = game.view()  # consistent even while the engine searches on the board
+    last = view.stones[-1] if view.stones else None
     state: dict[str, Any] = {
         "id": game_id,
-        "size": board.width,
-        "rule": board.rule.name.lower(),
+        "size": game.board.width,
+        "rule": game.board.rule.name.lower(),
         "level": game.level,
         "human": COLOUR_NAMES[game.human],
         "engine": COLOUR_NAMES[game.computer],
-        "moves": [{"x": x, "y": y, "colour": COLOUR_NAMES[c]} for x, y, c in board.stones()],
+        "moves": [{"x": x, "y": y, "colour": COLOUR_NAMES[c]} for x, y, c in view.stones],
         "last_move": None if last is None else {"x": last[0], "y": last[1]},
-        "to_move": None if game.over else COLOUR_NAMES[board.to_move],
-        "result": game.result,
-        "winning_line": [{"x": x, "y": y} for x, y in game.winning_line()],
-        "fouls": [{"x": x, "y": y} for x, y in game.fouls()],
-        "analysis": game.analysis.as_dict() if game.analysis else None,
-        "thinking": game.thinking,
+        "to_move": None if view.to_move is None else COLOUR_NAMES[view.to_move],
+        "result": view.result,
+        "winning_line": [{"x": x, "y": y} for x, y in view.winning_line],
+        "fouls": [{"x": x, "y": y} for x, y in view.fouls],
+        "analysis": view.analysis.as_dict() if view.analysis else None,
+        "thinking": view.thinking,
     }
     state.update(extra)
     return state
