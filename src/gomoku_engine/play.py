@@ -113,6 +113,7 @@ class HumanGame:
     :param human: the person's colour, 1 (black) or 2 (white).
     :param move_ms: the engine's per-move time limit (ms); the level's caps apply within it.
     :param seed: seed of a blundering level's random moves.
+    :param hash_mb: the engine's transposition table (MiB).
     :raises ValueError: on a bad size, level or colour.
     """
 
