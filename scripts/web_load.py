@@ -30,6 +30,14 @@ RULES = ["freestyle", "standard", "renju", "caro"]
 
 
 def play_one(base: str, index: int, level: int, out: dict) -> None:
+    try:
+        play_game(base, index, level, out)
+    except OSError as exc:  # a refused or reset connection is an error of the run
+        out[index] = {"rule": "", "human": "", "errors": [f"connection: {exc}"],
+                      "correct": False, "stones": 0, "times": [0.0], "seconds": 0.0}
+
+
+def play_game(base: str, index: int, level: int, out: dict) -> None:
     human = "white" if index % 2 == 0 else "black"
     rule = RULES[index // 2 % len(RULES)]
     times: list[float] = []

@@ -385,6 +385,13 @@ class Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class _Server(ThreadingHTTPServer):
+    #: pending connections the kernel keeps (socketserver's default, 5, resets the
+    #: connections of 20 games started at once while the server threads are busy)
+    request_queue_size = 128
+    daemon_threads = True
+
+
 def make_server(host: str = "127.0.0.1", port: int = 8000,
                 store: GameStore | None = None, quiet: bool = True) -> ThreadingHTTPServer:
     """A server bound to ``(host, port)`` (port 0: any free one), not yet serving.
@@ -396,8 +403,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8000,
     """
     store = GameStore() if store is None else store
     handler = type("BoundHandler", (Handler,), {"api": Api(store), "quiet": quiet})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
+    server = _Server((host, port), handler)
     server.store = store  # type: ignore[attr-defined]
     return server
 
