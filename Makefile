@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install warmup bench clean
+.PHONY: run test install warmup warmup-all bench clean
 
 # Virtual environment with the package (editable) and its test dependencies.
 $(STAMP): pyproject.toml
@@ -14,15 +14,19 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Compile the numba kernels once into the on-disk cache.
+# Compile the numba kernels once into the on-disk cache: those a default game calls,
+# or (warmup-all) every kernel and every rule's pattern tables, as the tests use them.
 warmup: install
 	$(BIN)/gomoku-engine warmup
+
+warmup-all: install
+	$(BIN)/gomoku-engine warmup --all
 
 # A short demonstration game between two engine processes through the protocol.
 run: warmup
 	$(BIN)/gomoku-engine demo
 
-test: warmup
+test: warmup-all
 	$(BIN)/python -m pytest -q -rs
 
 bench: warmup

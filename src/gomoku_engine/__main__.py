@@ -1,5 +1,5 @@
 """``python -m gomoku_engine``: the same as the ``gomoku-engine`` command."""
 
-from .cli import main
+from .pbrain import gomoku_engine_main
 
-main()
+gomoku_engine_main()

@@ -41,7 +41,7 @@ POSITIONS = (
                   "g8l6m8g12j11k9d5j9i10h9i9i8k10l9j10h10h8k11g9g7"),
     BenchPosition("15 midgame standard", 15, Rule.STANDARD,
                   "m2k3i5k2m6l7m7m5l8k5k4l5n5l3l4j3m3j5h3i4"),
-    # renju: black's fouls are kept up to date on every make/unmake (session 4 found them
+    # renju: black's fouls are kept up to date on every make/unmake (cd3dc75 found them
     # costing 3x in renju searches, which no freestyle position showed)
     BenchPosition("15 midgame renju", 15, Rule.RENJU,
                   "b6b5e6f4e2d7b4a1c7c6e8e4d5g4d4f7d8e9f8g8"),

@@ -1,20 +1,20 @@
-"""Command line: ``gomoku-engine`` (a click group) and ``pbrain-gomoku-engine``.
+"""Command line: ``gomoku-engine`` (a click group).
 
 With no subcommand ``gomoku-engine`` serves the Gomocup protocol on stdin/stdout, exactly
-like ``pbrain-gomoku-engine`` (the name managers look for).
+like ``pbrain-gomoku-engine`` (the name managers look for; :mod:`gomoku_engine.pbrain`
+serves it without importing this module).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-import warnings
 from typing import TYPE_CHECKING
 
 import click
 
 from .constants import Rule
+from .pbrain import serve
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -50,33 +50,6 @@ RULE_CHOICE = RuleChoice()
 
 ALGORITHM_CHOICE = click.Choice(["alphabeta", "ga"])
 ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang (2014)."
-
-
-def serve(level: int = 10, algorithm: str = "alphabeta", seed: int = 0,
-          max_depth: int | None = None) -> None:
-    """Run the protocol loop on this process's stdin/stdout, then exit at once.
-
-    :param level: strength level 1..10 (:mod:`gomoku_engine.levels`), 10 = full strength.
-    ``algorithm``, ``seed`` and ``max_depth`` are the settings until INFO changes them.
-    """
-    warnings.simplefilter("ignore")
-    # Managers read our stderr as protocol lines (protocol notes 1.5): silence it for good.
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    sys.stderr = open(os.devnull, "w")
-    from .protocol import ProtocolLoop
-
-    ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer, level=level, algorithm=algorithm,
-                 seed=seed, max_depth=max_depth).run()
-    try:
-        sys.stdout.flush()
-    finally:
-        os._exit(0)  # do not wait for a search thread that END has already stopped
-
-
-def pbrain_main() -> None:
-    """Entry point of ``pbrain-gomoku-engine``: the protocol loop only."""
-    serve()
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -118,13 +91,35 @@ def serve_command(ctx: click.Context, level: int | None, algorithm: str, seed: i
     serve(level or ctx.obj or 10, algorithm, seed, max_depth)
 
 
-@main.command()
-def warmup() -> None:
-    """Compile the numba kernels into the on-disk cache (or load them) and report the time."""
-    from .engine import warmup as do_warmup
+#: what each kernel group of ``warmup`` holds (engine.KERNEL_GROUPS; not imported here:
+#: the engine module loads numba, which every command would then pay for at start-up)
+KERNEL_GROUP_HELP = {"core": "board, alpha-beta, VCF", "vct": "VCT solver",
+                     "ga": "genetic algorithm"}
 
-    seconds = do_warmup()
-    click.echo(f"kernels ready in {seconds:.2f} s")
+
+@main.command()
+@click.option("--all", "everything", is_flag=True,
+              help="Also the optional kernels (the VCT solver, the genetic algorithm) and "
+                   "the pattern tables of every rule.")
+def warmup(everything: bool) -> None:
+    """Compile the numba kernels a game at the default settings calls into the on-disk
+    cache (or load them from it), one line per group with its time."""
+    from .engine import CORE, KERNEL_GROUPS
+    from .engine import warmup as load
+
+    groups = KERNEL_GROUPS if everything else (CORE,)
+    total = 0.0
+    for group in groups:
+        click.echo(f"kernels: {group} ({KERNEL_GROUP_HELP[group]}) ...", nl=False)
+        seconds = load((group,))
+        total += seconds
+        click.echo(f" {seconds:.2f} s")
+    if everything:
+        click.echo("pattern tables of every rule ...", nl=False)
+        seconds = load((), all_rules=True)
+        total += seconds
+        click.echo(f" {seconds:.2f} s")
+    click.echo(f"kernels ready in {total:.2f} s")
 
 
 @main.command()
@@ -453,10 +448,15 @@ def play(size: int, rule: str, level: int, colour: str, move_ms: int) -> None:
               help="Folder for every game as PSQ and SGF, and summary.json.")
 @click.option("--sprt", default=None, metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05'",
               help="Stop a pair's games once this SPRT (for its first engine) is decided.")
+@click.option("--opening-rule", type=click.Choice(["none", "lin"]), default="none",
+              show_default=True,
+              help="lin: Lin's rule, black's first stone on the two outermost rows or "
+                   "columns (sent as INFO opening lin; a stone off them is a forfeit, and "
+                   "the openings must obey it). Without --openings games start empty.")
 def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings: str | None,
           seed: int | None, size: int, rule: str, turn_ms: int, match_ms: int,
           increment_ms: int, tolerance_ms: int, startup_ms: int, max_moves: int | None,
-          concurrency: int, out: str | None, sprt: str | None) -> None:
+          concurrency: int, out: str | None, sprt: str | None, opening_rule: str) -> None:
     """Play games between Gomocup engines: two, or a round robin of more.
 
     Every game starts both engines afresh, so an engine that crashes or hangs loses that
@@ -471,8 +471,8 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
           --openings ../shared/openings/freestyle15_balanced_dev.pos
     """
     from .game import GameRecord
-    from .match import (Clock, MatchResult, load_openings, run_round_robin, save_tournament,
-                        standings)
+    from .match import (Clock, MatchResult, check_openings, load_openings, run_round_robin,
+                        save_tournament, standings)
     from .stats import elo_estimate
 
     if len(engines) < 2:
@@ -482,6 +482,10 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
         raise click.BadParameter("give a time per move or per game", param_hint="--turn-ms")
     specs = _engine_specs(engines, infos)
     opening_list = load_openings(openings, size) if openings else []
+    try:
+        check_openings(opening_list, opening_rule, size)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--openings") from exc
     clock = Clock(turn_ms=turn_ms, match_ms=match_ms, increment_ms=increment_ms,
                   tolerance_ms=tolerance_ms, startup_ms=startup_ms)
     n_pairs = len(specs) * (len(specs) - 1) // 2
@@ -503,7 +507,8 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
     with progress:
         results = run_round_robin(specs, opening_list, games, size=size, rule=RULES[rule],
                                   clock=clock, concurrency=concurrency, seed=seed,
-                                  max_moves=max_moves, on_game=report, sprt=test)
+                                  max_moves=max_moves, on_game=report, sprt=test,
+                                  opening_rule=opening_rule)
     width = max(len(s.name) for s in specs)
     pair_width = max(len(f"{r.first} vs {r.second}") for r in results.values())
     click.echo("Results by pair (for the first engine of each pair):")
@@ -547,7 +552,8 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
                         for s in specs],
             "rule": rule, "size": size, "turn_ms": turn_ms, "match_ms": match_ms,
             "increment_ms": increment_ms, "tolerance_ms": tolerance_ms,
-            "max_moves": max_moves, "openings": openings, "seed": seed})
+            "max_moves": max_moves, "openings": openings, "seed": seed,
+            "opening_rule": opening_rule})
         click.echo(f"Games saved in {out}")
     forfeits = [f for r in results.values() for f in r.forfeit_details()]
     click.echo(f"Forfeits: {len(forfeits)}" + "".join(f"\n  {f}" for f in forfeits))
@@ -562,6 +568,95 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
             click.echo(f"{spec.name}: {len(times)} moves, mean "
                        f"{1000 * sum(times) / len(times):.0f} ms, max "
                        f"{1000 * max(times):.0f} ms{late}")
+
+
+@main.group()
+def teach() -> None:
+    """Lessons in game search on small games: Grundy's game, tic-tac-toe, (m,n,k) games."""
+
+
+@teach.command(name="grundy")
+@click.argument("n", type=click.IntRange(1, 400))
+@click.option("--tree", is_flag=True,
+              help="Also print the and-or graph of the textbook example, a pile of 7 coins.")
+def teach_grundy(n: int, tree: bool) -> None:
+    """Grundy's game for every pile of 1..N coins: does the first player win (and-or
+    search), the pile it is equivalent to, its Sprague-Grundy value, the proof's size."""
+    from .lessons.grundy import and_or_graph, grundy_table
+
+    began = time.perf_counter()
+    rows, expanded = grundy_table(n)
+    click.echo(f"{'n':>4} {'first player':>12} {'equivalent':>10} {'Grundy':>6} {'proof':>6} "
+               f"{'searched':>8}")
+    for row in rows:
+        equivalent = "lost" if row.equivalent == 0 else str(row.equivalent)
+        click.echo(f"{row.n:4d} {'wins' if row.first_wins else 'loses':>12} {equivalent:>10} "
+                   f"{row.grundy:6d} {row.proof:6d} {row.searched:8d}")
+    losses = ", ".join(str(r.n) for r in rows if not r.first_wins)
+    click.echo(f"first player loses at n = {losses}")
+    agree = all(r.first_wins == (r.grundy != 0) for r in rows)
+    click.echo(f"and-or search and Grundy values agree: {'yes' if agree else 'NO'}; "
+               f"{expanded} positions expanded in {time.perf_counter() - began:.2f} s")
+    if tree:
+        click.echo("\nAnd-or graph of a pile of 7 (MIN moves first; AND: MIN to move, "
+                   "OR: MAX to move):")
+        for line in and_or_graph(7):
+            click.echo("  " + line)
+
+
+@teach.command(name="tictactoe")
+@click.option("--depth", type=click.IntRange(1, 9), default=2, show_default=True,
+              help="Search depth in plies (the slides search 2).")
+def teach_tictactoe(depth: int) -> None:
+    """Minimax and alpha-beta on tic-tac-toe with f(p) = open lines for MAX (X) - open
+    lines for MIN (O): values, moves and nodes, then the full-depth proof of the draw."""
+    from .lessons.tictactoe import INF, LESSON_POSITIONS, alphabeta, minimax, position, show
+
+    def value(v: int) -> str:
+        return {INF: "+inf", -INF: "-inf"}.get(v, str(v))
+
+    def point(i: int | None) -> str:
+        return "-" if i is None else f"{i % 3},{i // 3}"
+
+    click.echo(f"Depth {depth}: value for MAX, move (x,y) and nodes of each search")
+    for text in LESSON_POSITIONS:
+        x, o, max_to_move = position(text)
+        a, b = minimax(x, o, depth, max_to_move), alphabeta(x, o, depth, max_to_move)
+        side = "X (MAX)" if max_to_move else "O (MIN)"
+        click.echo(f"  {show(x, o)}  {side} to move: minimax {value(a.value):>4} at "
+                   f"{point(a.move)} ({a.nodes} nodes), alpha-beta {value(b.value):>4} at "
+                   f"{point(b.move)} ({b.nodes} nodes)")
+    click.echo("Empty board, every depth:")
+    click.echo(f"  {'depth':>5} {'value':>5} {'minimax nodes':>14} {'alpha-beta nodes':>17}")
+    for d in range(1, 10):
+        a, b = minimax(0, 0, d), alphabeta(0, 0, d)
+        click.echo(f"  {d:5d} {value(a.value):>5} {a.nodes:14d} {b.nodes:17d}")
+    full = alphabeta(0, 0, 9)
+    verdict = {0: "a draw", INF: "a win for X", -INF: "a win for O"}[full.value]
+    click.echo(f"Full depth (9 plies, no evaluation needed): tic-tac-toe is {verdict}.")
+
+
+@teach.command(name="mnk")
+@click.argument("m", type=click.IntRange(1, 64))
+@click.argument("n", type=click.IntRange(1, 64))
+@click.argument("k", type=click.IntRange(1, 64))
+@click.option("--tt-bits", type=click.IntRange(10, 28), default=22, show_default=True,
+              help="Transposition table of 2**BITS entries (12 bytes each).")
+def teach_mnk(m: int, n: int, k: int, tt_bits: int) -> None:
+    """Solve the (M,N,K) game: an M x N board (M columns), K in a row wins.
+
+    Prints first-player win, draw or loss, a best first move (x,y) and the nodes the
+    jitted alpha-beta searched.  (5,5,4) takes seconds; much larger boards may not end.
+    """
+    from .lessons.mnk import solve
+
+    try:
+        result = solve(m, n, k, tt_bits)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    click.echo(f"({m},{n},{k}): {result.outcome}; best first move "
+               f"{format_pair(result.move)}; {result.nodes} nodes, {result.tt_hits} "
+               f"transposition-table hits, {result.seconds:.2f} s")
 
 
 def _interval(low: float, high: float) -> str:

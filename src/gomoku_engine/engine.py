@@ -13,24 +13,29 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .board import Board
-from .constants import EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
+from .constants import BLACK, EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
 from .notation import Point
 from .patterns import line_table
-from .position import make_move, pass_move, unmake_move
+from .position import evaluate, make_move, pass_move, unmake_move
 from .search import (
     ALLOW_STOP, DEADLINE, GENERATION, HORIZON_VCF, HORIZON_VCF_NODES, NODE_LIMIT, NODES, POLL,
     POLL_INTERVAL, ROOT_CHANGED, ROOT_DONE, ROOT_FILTER, ROOT_MOVES, ROOT_SCORE, SELDEPTH,
     STOPPED, SearchState, clear_search_state, generate_moves, kernel_clock_ns,
     new_search_state, search_depth,
 )
-from . import ga, threats
+from . import threats
+from .opening_rules import OPENING_RULES, distinct_first_moves
 from .threats import ThreatState, clear_threat_state, new_threat_state
+
+if TYPE_CHECKING:  # the genetic algorithm's module is imported when it is first used
+    from .ga import GAConfig
 
 # Root threat-space search (:mod:`gomoku_engine.threats`): fours and node budgets, and the
 # share of the soft time limit the VCT may use.
@@ -74,6 +79,11 @@ DEFAULT_THREATS = THREATS_VCF
 ALGORITHMS = ("alphabeta", "ga")
 DEFAULT_ALGORITHM = "alphabeta"
 
+#: Black's first stone under an opening rule (:meth:`Engine.search` on an empty board):
+#: every allowed point (one per symmetry class) is played and white's best reply searched
+#: to this depth, within an equal share of the time.
+FIRST_MOVE_DEPTH = 4
+
 
 @dataclass
 class Limits:
@@ -92,7 +102,7 @@ class Limits:
     #: moves that stop its VCF.  Off by default (costs time, not measured stronger).
     vct: bool = False
     #: with ``threats``: a short VCF at the horizon of the alpha-beta search.  Off by
-    #: default: measured weaker in games (session 1 notes in the README).
+    #: default: measured weaker in games (docs/threat-search.md).
     horizon_vcf: bool = False
 
 
@@ -147,21 +157,28 @@ class Engine:
     :param algorithm: ``"alphabeta"`` (iterative-deepening alpha-beta, the default) or
         ``"ga"`` (the genetic algorithm of :mod:`gomoku_engine.ga`).
     :param seed: seed of the genetic algorithm's random numbers (alpha-beta uses none).
-    :param ga_config: population sizes and stopping rules of the genetic algorithm.
+    :param ga_config: population sizes and stopping rules of the genetic algorithm
+        (``None``: :class:`gomoku_engine.ga.GAConfig`'s defaults).
     :param evaluation: the static evaluation's point values, ``"learned"`` (the default)
         or ``"handset"`` (:func:`gomoku_engine.evaluation.combination_tables`).
-    :raises ValueError: on an unsupported size, an unknown algorithm or evaluation.
+    :param opening_rule: a name of :data:`gomoku_engine.opening_rules.OPENING_RULES`:
+        where black's first stone may go (``"lin"``: Lin's rule).
+    :raises ValueError: on an unsupported size, an unknown algorithm, evaluation or
+        opening rule.
     """
 
     def __init__(self, width: int = 15, height: int | None = None,
                  rule: Rule = Rule.FREESTYLE, hash_mb: float = DEFAULT_HASH_MB,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
-                 ga_config: ga.GAConfig | None = None, evaluation: str = "learned") -> None:
+                 ga_config: GAConfig | None = None, evaluation: str = "learned",
+                 opening_rule: str = "none") -> None:
         self.hash_mb = hash_mb
+        self.opening_rule = "none"
+        self.set_opening_rule(opening_rule)
         self.algorithm = DEFAULT_ALGORITHM
         self.set_algorithm(algorithm)
         self.seed = seed
-        self.ga_config = ga_config or ga.GAConfig()
+        self.ga_config = ga_config
         #: figures of the last genetic search: generations, evaluations, how it chose
         self.last_ga: dict[str, int | str] = {}
         self.board = Board(width, height, rule, evaluation)
@@ -223,6 +240,17 @@ class Engine:
                              + ", ".join(ALGORITHMS))
         self.algorithm = name
 
+    def set_opening_rule(self, name: str) -> None:
+        """Choose the opening rule by name (see :mod:`gomoku_engine.opening_rules`); it
+        decides black's first stone of :meth:`search` on an empty board.
+
+        :raises ValueError: for an unknown name (the rule is then unchanged).
+        """
+        if name not in OPENING_RULES:
+            raise ValueError(f"unknown opening rule {name!r}: expected one of "
+                             + ", ".join(OPENING_RULES))
+        self.opening_rule = name
+
     def set_hash_size(self, megabytes: float) -> None:
         """Resize the transposition table (MiB); its contents are lost."""
         if megabytes != self.hash_mb:
@@ -261,10 +289,12 @@ class Engine:
         try:
             if board.is_full:
                 raise ValueError("the board is full")
-            if board.ply == 0:
+            if board.ply == 0 and (self.opening_rule == "none" or board.to_move != BLACK):
                 centre = board.geometry.centre
                 return SearchResult(centre, 0, 0, 0, 0, _ms_since(start), [centre])
             with self._lock:
+                if board.ply == 0:
+                    return self._first_move(limits, start)
                 if self.algorithm == "ga":
                     return self._search_ga(limits, start, on_iteration)
                 return self._iterate(limits, start, on_iteration)
@@ -337,6 +367,47 @@ class Engine:
         best.time_ms = _ms_since(start)
         return best
 
+    def _first_move(self, limits: Limits, start: float) -> SearchResult:
+        """Black's first stone under the opening rule: the allowed point (one per symmetry
+        class, :func:`~gomoku_engine.opening_rules.distinct_first_moves`) whose best white
+        reply, searched by alpha-beta to ``FIRST_MOVE_DEPTH`` plies (or ``limits.depth``)
+        within an equal share of the soft time, scores worst for white.  Ties go to the
+        point nearest the centre.  Result: ``pv`` is the stone and white's best line,
+        ``nodes`` the sum over the candidates.
+        """
+        board = self.board
+        candidates = distinct_first_moves(self.opening_rule, board.width, board.height)
+        budget = limits.soft_ms if limits.soft_ms is not None else limits.hard_ms
+        depth = min(limits.depth or FIRST_MOVE_DEPTH, FIRST_MOVE_DEPTH)
+        best: SearchResult | None = None
+        nodes = 0
+        _, timer = self._start_clock(limits, start)  # the hard limit stops every candidate
+        try:
+            for i, point in enumerate(candidates):
+                if self._state.stop[0]:
+                    break  # hard limit, YXSTOP or END: the best point so far
+                share = None
+                if budget is not None:
+                    share = max(0.0, (budget - _ms_since(start)) / (len(candidates) - i))
+                board.play(*point)
+                try:
+                    reply = self._iterate(Limits(soft_ms=share, depth=depth, nodes=limits.nodes,
+                                                 threats=False), time.perf_counter(), None)
+                finally:
+                    board.undo()
+                nodes += reply.nodes
+                if best is None or -reply.score > best.score:
+                    best = SearchResult(point, -reply.score, reply.depth + 1,
+                                        reply.seldepth + 1, 0, 0.0, [point, *reply.pv])
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if best is None:  # stopped before the first candidate
+            point = candidates[0]
+            best = SearchResult(point, 0, 0, 0, 0, 0.0, [point])
+        best.nodes, best.time_ms = nodes, _ms_since(start)
+        return best
+
     def _aspiration(self, depth: int, previous: SearchResult | None) -> tuple[int, bool]:
         """One iteration at ``depth``, in an aspiration window around ``previous.score``
         widened after every fail (rapfi's ``aspirationSearch``).
@@ -392,7 +463,9 @@ class Engine:
         the fitness evaluations, ``score`` the fittest sequence's tendency (a win in 1 for
         our five), ``pv`` that sequence.
         """
-        board, cfg = self.board, self.ga_config
+        from . import ga
+
+        board, cfg = self.board, self.ga_config or ga.GAConfig()
         n_genes = min(ga.N_GENES, board.width * board.height - board.ply)
         config = np.zeros(ga.N_CONFIG, np.int64)
         config[ga.C_POP_INIT] = cfg.pop_init
@@ -611,32 +684,94 @@ def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def warmup() -> float:
-    """Compile (or load from numba's on-disk cache) every kernel; returns the seconds taken.
+#: Kernel groups (:func:`warmup`): what a move at given settings can call.
+CORE = "core"  #: the board, alpha-beta and the root VCF: every move at the default settings
+VCT = "vct"  #: the VCT solver (``INFO threats`` bit 4, ``solve --vct``)
+GA = "ga"  #: the genetic algorithm (``INFO algorithm ga``)
+KERNEL_GROUPS = (CORE, VCT, GA)
 
-    Called by ``gomoku-engine warmup``, by ``make run`` and in the background when the
-    protocol loop starts, so compilation never happens inside a timed move.
-    """
-    began = time.perf_counter()
-    engine = Engine(15, hash_mb=1)  # every rule runs the same kernels; only tables differ
+
+def kernel_groups(algorithm: str = DEFAULT_ALGORITHM,
+                  threats_bits: int = DEFAULT_THREATS) -> tuple[str, ...]:
+    """The kernel groups a move can call with these settings (``INFO algorithm``,
+    ``INFO threats``); the horizon VCF runs inside the alpha-beta kernel (CORE)."""
+    groups = [CORE]
+    if threats_bits & THREATS_VCF and threats_bits & THREATS_VCT:
+        groups.append(VCT)
+    if algorithm == "ga":
+        groups.append(GA)
+    return tuple(groups)
+
+
+def _warm_core() -> None:
+    engine = Engine(15, hash_mb=1)  # every size and rule runs the same kernels
     for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
         engine.board.play(x, y)
-    engine.search(Limits(depth=3, threats=False))
-    engine.search(Limits(depth=3, vct=True, horizon_vcf=True))  # the threat kernels too
+    engine.search(Limits(depth=3))  # make/unmake, the root VCF (pass_move), alpha-beta
     engine.solve("vcf", time_ms=None)
+    engine._fallback(time.perf_counter())  # move generation from Python
+    evaluate(engine.board.position)  # the static evaluation (Swap2 screens openings by it)
     defence = Engine(15, hash_mb=1)  # black's open three and white's three: the root filter
     for x, y in ((7, 7), (0, 0), (8, 7), (1, 1), (9, 7), (2, 2), (5, 9)):
         defence.board.play(x, y)
-    defence.search(Limits(depth=2, vct=True))
-    engine.solve("vct", time_ms=None, depth=2)
-    # (solve compiles the line walk only when it proves a win)
-    threats.vct_line(engine.board.position, engine.board.tables, engine._threats, 2, 0)
-    engine.algorithm = "ga"  # the genetic algorithm's kernels, with a tiny population
-    engine.ga_config = ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1, max_generations=2)
-    engine.search(Limits(hard_ms=5000))
-    engine.algorithm, engine.ga_config = DEFAULT_ALGORITHM, ga.GAConfig()
-    engine.board.remove(8, 8)
+    defence.search(Limits(depth=2))
+    engine.board.remove(8, 8)  # reset_position, as BOARD and TAKEBACK use it
     engine.board.undo()
-    for rule in Rule:
-        line_table(rule)
+
+
+def _warm_vct() -> None:
+    engine = Engine(15, hash_mb=1)
+    for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
+        engine.board.play(x, y)
+    engine.search(Limits(depth=2, vct=True, horizon_vcf=True))
+    engine.solve("vct", time_ms=None, depth=2)
+    # (solve reads the winning line only when it proves a win)
+    threats.vct_line(engine.board.position, engine.board.tables, engine._threats, 2, 0)
+
+
+def _warm_ga() -> None:
+    from . import ga
+
+    engine = Engine(15, hash_mb=1, algorithm="ga",  # a tiny population
+                    ga_config=ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1,
+                                          max_generations=2))
+    for x, y in ((7, 7), (8, 8), (8, 7)):
+        engine.board.play(x, y)
+    engine.search(Limits(hard_ms=5000))
+
+
+_WARM = {CORE: _warm_core, VCT: _warm_vct, GA: _warm_ga}
+
+
+def warmup(groups: Iterable[str] = (CORE,), all_rules: bool = False,
+           on_group: Callable[[str, float], None] | None = None) -> float:
+    """Compile (or load from numba's on-disk cache) the kernels of ``groups``; returns the
+    seconds taken.
+
+    Each group is loaded by running its kernels once on a small position, so a timed move
+    never compiles or loads one.  ``gomoku-engine warmup`` calls it (``--all`` for every
+    group and rule), and the protocol loop in a background thread
+    (:class:`gomoku_engine.kernel_loader.KernelLoader`).
+
+    :param groups: names of :data:`KERNEL_GROUPS`.
+    :param all_rules: also build (or read) the pattern tables of every rule, which a new
+        install otherwise builds when a rule is first used (about 0.2 s each).
+    :param on_group: called after each group with its name and seconds.
+    :raises ValueError: for an unknown group.
+    """
+    began = time.perf_counter()
+    for group in groups:
+        if group not in _WARM:
+            raise ValueError(f"unknown kernel group {group!r}: expected one of "
+                             + ", ".join(KERNEL_GROUPS))
+        started = time.perf_counter()
+        _WARM[group]()
+        if on_group is not None:
+            on_group(group, time.perf_counter() - started)
+    if all_rules:
+        started = time.perf_counter()
+        for rule in Rule:
+            line_table(rule)
+        if on_group is not None:
+            on_group("rule tables", time.perf_counter() - started)
     return time.perf_counter() - began

@@ -36,6 +36,7 @@ from .constants import (
     T_THREE, THREE, Rule,
 )
 from .geometry import Geometry
+from .jit import cached_arrays
 from .patterns import classify_line
 from .rules import foul_type
 
@@ -110,7 +111,7 @@ def point_value(patterns: npt.ArrayLike) -> int:
     return int(LINE_VALUE[p].sum() + THREAT_BONUS[threat_class(p)])
 
 
-@lru_cache(maxsize=None)
+@cached_arrays("combination_tables")  # plain Python, 0.17 s: built once, then read
 def _base_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
                             npt.NDArray[np.int16]]:
     threat = np.zeros(1 << 16, np.int8)

@@ -7,7 +7,9 @@ for every move the point and the time the engine took (from sending the command 
 the move).  With a game time limit it also keeps each engine's clock, sends ``INFO
 time_left`` before every move and adds the increment after it.  An engine loses by an
 illegal or unparseable reply, a renju foul (:func:`foul_reason`), silence past its turn
-limit or its remaining game time plus ``tolerance_ms``, or by crashing.
+limit or its remaining game time plus ``tolerance_ms``, or by crashing.  Under an opening rule
+(:mod:`gomoku_engine.opening_rules`, e.g. Lin's) both engines are told it by ``INFO
+opening`` and a black first stone that breaks it loses.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .client import EngineProcess, EngineTimeout
 from .constants import BLACK, WHITE, Rule
 from .errors import GomokuError
 from .notation import Point, format_pair
+from .opening_rules import first_move_violation, opening_violation
 from .rules import FOUL_NAMES
 
 
@@ -69,7 +72,8 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
               on_move: Callable[[Board, MoveRecord], None] | None = None,
               match_ms: int = 0, increment_ms: int = 0,
               black_info: Sequence[tuple[str, str]] = (),
-              white_info: Sequence[tuple[str, str]] = ()) -> GameRecord:
+              white_info: Sequence[tuple[str, str]] = (),
+              opening_rule: str = "none") -> GameRecord:
     """Play one game; ``black`` and ``white`` are the engines' command lines.
 
     :param turn_ms: ``INFO timeout_turn`` sent to both engines (ms); 0: no per-move limit
@@ -88,11 +92,19 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
     :param black_info: extra ``INFO key value`` lines for black (e.g. ``("max_depth", "3")``),
         sent after the time settings at the start of the game.
     :param white_info: the same for white.
+    :param opening_rule: a name of :data:`gomoku_engine.opening_rules.OPENING_RULES`;
+        other than ``"none"`` it is sent to both engines as ``INFO opening <name>`` and a
+        black first stone that breaks it is a forfeit.
     :raises IllegalMoveError: if the opening itself is illegal.
-    :raises ValueError: with neither a turn nor a match time limit.
+    :raises ValueError: with neither a turn nor a match time limit, for an unknown opening
+        rule, or an opening that breaks it.
     """
     if turn_ms <= 0 and match_ms <= 0:
         raise ValueError("a game needs a turn or a match time limit")
+    first_move_violation(opening_rule, (0, 0), size, size)  # raises for an unknown name
+    problem = opening_violation(opening_rule, opening, size, size)
+    if problem is not None:
+        raise ValueError(f"the opening {problem}")
     board = Board(size, rule=rule)
     for x, y in opening:
         board.play(x, y)
@@ -119,6 +131,8 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
                 lines.append(f"INFO time_left {match_ms}")
             if increment_ms > 0:
                 lines.append(f"INFO time_increment {increment_ms}")
+            if opening_rule != "none":
+                lines.append(f"INFO opening {opening_rule}")
             lines += [f"INFO {key} {value}" for key, value in extra[colour]]
             try:
                 engine.send(*lines)
@@ -162,6 +176,8 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
             try:
                 x, y = (int(v) for v in line.split(","))
                 foul = foul_reason(board, x, y)  # raises for an off-board or taken point
+                if foul is None and board.ply == 0 and colour == BLACK:
+                    foul = first_move_violation(opening_rule, (x, y), size, size)
                 if foul is not None:
                     return _forfeit(record, colour, engines, foul)
                 board.play(x, y)

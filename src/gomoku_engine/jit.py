@@ -14,6 +14,8 @@
   returns 0 and the timer thread alone stops the search.
 * :func:`unmanaged` hands a named tuple of arrays to kernels without numba's atomic
   reference counting (the entry points called from Python use it; see its docstring).
+* :func:`cached_arrays` keeps a table built in plain Python (a tuple of arrays) in memory
+  and beside numba's cache, so a process loads it instead of building it again.
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ import hashlib
 import os
 import sys
 import warnings
-from functools import partial
+from collections.abc import Callable
+from functools import partial, wraps
 from pathlib import Path
+from typing import TypeVar
 
 import numba
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -56,7 +61,7 @@ def _drop_stale_cache() -> None:
             return
         _CACHE_DIR.mkdir(exist_ok=True)
         for path in _CACHE_DIR.iterdir():
-            if path.suffix in (".nbi", ".nbc", ".npy"):
+            if path.suffix in (".nbi", ".nbc", ".npy", ".npz"):
                 path.unlink(missing_ok=True)
         tmp = _STAMP.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(current)
@@ -78,6 +83,44 @@ def cache_path(name: str) -> Path:
 
 
 njit = partial(numba.njit, cache=True, nogil=True)
+
+_Tables = TypeVar("_Tables", bound=tuple)
+
+
+def cached_arrays(name: str) -> Callable[[Callable[[], _Tables]], Callable[[], _Tables]]:
+    """Decorator for a function without arguments that builds a tuple of numpy arrays.
+
+    The first call in a process reads the arrays from ``<name>.npz`` beside numba's cache
+    (cleared with it when any source file changes), or builds and saves them; every call
+    returns the same arrays, read-only (also when read back: numba types a read-only array
+    apart from a writable one).  A read-only install builds them once in every process.
+    """
+    def decorate(build: Callable[[], _Tables]) -> Callable[[], _Tables]:
+        kept: list[_Tables] = []
+
+        @wraps(build)
+        def cached() -> _Tables:
+            if not kept:
+                path = cache_path(f"{name}.npz")
+                try:
+                    with np.load(path) as data:
+                        arrays = tuple(data[f"arr_{i}"] for i in range(len(data.files)))
+                except Exception:  # noqa: BLE001 - missing, or unreadable (a torn write)
+                    arrays = build()
+                    try:
+                        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+                        np.savez(tmp, *arrays)
+                        tmp.replace(path)
+                    except OSError:
+                        pass
+                for array in arrays:
+                    array.flags.writeable = False
+                kept.append(arrays)  # type: ignore[arg-type]
+            return kept[0]
+
+        return cached
+
+    return decorate
 
 
 @intrinsic

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from .constants import Rule
 from .game import GameRecord, play_game
-from .notation import Point, parse_moves
+from .notation import Point, format_pair, parse_moves
+from .opening_rules import opening_violation
 from .stats import Sprt
 
 
@@ -46,6 +47,24 @@ def load_openings(path: str | Path, size: int) -> list[list[Point]]:
         else:
             openings.append(parse_moves(line))
     return [o for o in openings if all(0 <= x < size and 0 <= y < size for x, y in o)]
+
+
+def check_openings(openings: Sequence[Sequence[Point]], opening_rule: str,
+                   size: int) -> None:
+    """Refuse openings that break ``opening_rule`` (only black's first stone is judged).
+
+    :raises ValueError: naming every offending opening (1-based, in the given order), or
+        for an unknown rule name.
+    """
+    bad = []
+    for number, opening in enumerate(openings, start=1):
+        problem = opening_violation(opening_rule, opening, size, size)
+        if problem is not None:
+            bad.append(f"opening {number} ({' '.join(format_pair(p) for p in opening)}) "
+                       f"{problem}")
+    opening_violation(opening_rule, [(0, 0)], size, size)  # an unknown name raises
+    if bad:
+        raise ValueError("; ".join(bad))
 
 
 @dataclass(frozen=True)
@@ -141,7 +160,8 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
                     clock: Clock | None = None, concurrency: int = 1,
                     seed: int | None = None, max_moves: int | None = None,
                     on_game: Callable[[int, MatchResult, bool, GameRecord], None] | None = None,
-                    sprt: Sprt | None = None) -> dict[tuple[int, int], MatchResult]:
+                    sprt: Sprt | None = None,
+                    opening_rule: str = "none") -> dict[tuple[int, int], MatchResult]:
     """Every pair of ``engines`` plays ``games`` games (see :func:`_plan`); results by pair.
 
     A crashed or hung engine loses that game (the referee kills it) and is started
@@ -150,10 +170,15 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
     :param sprt: per pair: stop starting that pair's games once its test is decided.
     :param on_game: called after each game with (index, the pair's result so far, first
         engine of the pair is black, record).
-    :raises ValueError: with fewer than two engines.
+    :param opening_rule: where black's first stone may go (``"lin"``: Lin's rule, see
+        :mod:`gomoku_engine.opening_rules`); engines are told by ``INFO opening``, a stone
+        that breaks it is a forfeit.  Without openings the games start from the empty
+        board and black's engine chooses its first stone.
+    :raises ValueError: with fewer than two engines, or openings that break the rule.
     """
     if len(engines) < 2:
         raise ValueError("a match needs at least two engines")
+    check_openings(openings, opening_rule, size)
     clock = clock or Clock()
     results = {pair: MatchResult(turn_ms=clock.turn_ms, first=engines[pair[0]].name,
                                  second=engines[pair[1]].name)
@@ -171,7 +196,8 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
                            turn_ms=clock.turn_ms, match_ms=clock.match_ms,
                            increment_ms=clock.increment_ms, tolerance_ms=clock.tolerance_ms,
                            first_move_grace_ms=clock.startup_ms, opening=opening,
-                           max_moves=max_moves, black_info=black.info, white_info=white.info)
+                           max_moves=max_moves, black_info=black.info, white_info=white.info,
+                           opening_rule=opening_rule)
         with lock:
             result.games.append((index, first_black, record))
             if sprt is not None and result.sprt is None:

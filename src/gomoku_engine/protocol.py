@@ -4,10 +4,14 @@ Layout (``../shared/protocol.md`` sections 1.6 and 9.4): a *reader* thread reads
 stamps every line with its arrival time and queues it; it acts on ``END`` (sent on its own)
 and ``YXSTOP``/``STOP`` at once, even while a search runs (the search kernel releases the
 GIL).  A *command* thread executes the queued commands in order and runs the searches,
-and the calling thread only waits for the end, so END ends the session even while the
-command thread is busy.  Engine warm-up (numba compile or cache load) runs in a thread
-of its own from the start: ``ABOUT`` is answered at once, ``START`` waits for it at most
-0.8 s, and only the first move may wait longer (a cold compile).
+and the calling thread only waits for the end, so END ends the loop even while the
+command thread is busy.  The kernels the settings can call are loaded (from numba's cache,
+or compiled when it is cold) in a thread of its own from the start
+(:class:`gomoku_engine.kernel_loader.KernelLoader`), and optional ones (the VCT solver,
+the genetic algorithm) as soon as ``INFO`` selects them: ``ABOUT`` is answered at once,
+``START`` waits for them until ``START_WAIT_S`` after the manager sent it (the process's
+start, when it was already waiting in the pipe), and only a move that comes before they
+are ready waits longer (a cold compile).
 
 Replies are single lines ending in ``\\n``, written under one lock and flushed at once.
 Nothing else reaches stdout; bad input gets ``ERROR <reason>`` with the game state left as
@@ -29,12 +33,14 @@ from . import __version__
 from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule, mate_in
 from .engine import (
     ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_THREATS, THREATS_HORIZON, THREATS_VCF, THREATS_VCT,
-    Engine, Limits, SearchInfo, SearchResult, warmup,
+    Engine, Limits, SearchInfo, SearchResult, kernel_groups,
 )
 from .errors import GomokuError
 from .evaluation import EVALUATIONS
+from .kernel_loader import KernelLoader
 from .levels import LEVELS, MAX_LEVEL, blunder_move, combine, level_for_strength
 from .notation import Point, format_pair, format_point, format_score, parse_pair
+from .opening_rules import OPENING_RULES
 from .swap2 import OpeningChoice, answer_five, answer_three, propose_opening
 from .timeman import UNLIMITED, TimeControl
 
@@ -44,8 +50,13 @@ ABOUT = (f'name="gomoku-engine", version="{__version__}", '
 #: MiB of INFO max_memory kept for Python, numba and the tables; the rest is hash
 #: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
 MEMORY_RESERVE_MB = 230
-#: Longest wait for the warm-up before START answers OK, seconds.
-START_WAIT_S = 2.5
+#: Longest wait for the kernels before START answers OK, in seconds from when the manager
+#: sent START (see ``_start_game``): managers want OK within 3 s, and the kernels a move
+#: needs load in well under a second from a warm cache.
+START_WAIT_S = 1.3
+#: Input the reader's first read returns within this many seconds of its start was
+#: already waiting in the pipe (it may have been sent when the process started).
+PIPE_SLACK_S = 0.05
 #: Commands the reader thread acts on itself, without waiting for the main thread.
 _IMMEDIATE = {"END", "YXSTOP", "STOP"}
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
@@ -53,12 +64,16 @@ _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
              "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID"}
 _BLOCK_COMMANDS = {"BOARD", "YXBOARD", "SWAP2BOARD"}
+#: ``INFO`` keys (this engine's extensions) whose value is one of a few names, and the
+#: names (each key is a :class:`_Settings` field)
+_NAMED_SETTINGS = {"algorithm": ALGORITHMS, "evaluation": EVALUATIONS, "opening": OPENING_RULES}
 
 
 @dataclass
 class _Line:
     text: str
     arrived: float  # time.perf_counter() when the reader got it
+    early: bool = False  # already in the pipe when the reader began: sent at any time since
 
 
 @dataclass
@@ -81,6 +96,8 @@ class _Settings:
     evaluation: str = "learned"
     #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
     threats: int = DEFAULT_THREATS
+    #: ``INFO opening``: the opening rule of black's first stone (``none`` or ``lin``)
+    opening: str = "none"
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
     #: reading while it sends INFO, protocol notes section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
@@ -108,7 +125,7 @@ class Output:
 
 
 class ProtocolLoop:
-    """One engine process's protocol session.
+    """The protocol loop of one engine process.
 
     :param stdin: binary input stream (the manager's commands).
     :param stdout: binary output stream (our replies).
@@ -119,6 +136,9 @@ class ProtocolLoop:
     :param algorithm: search algorithm until ``INFO algorithm`` changes it.
     :param seed: random seed until ``INFO seed`` changes it.
     :param max_depth: depth limit until ``INFO max_depth`` changes it (``None``: none).
+    :param warm_up: load the kernels in the background (False: each loads on first use).
+    :param started_at: ``time.perf_counter()`` when the process started (default: now),
+        from which the first ``START`` waits at most ``START_WAIT_S`` for the kernels.
     :raises ValueError: for an unknown ``algorithm``.
     """
 
@@ -126,7 +146,7 @@ class ProtocolLoop:
                  engine_factory: Callable[[int, int], Engine] | None = None,
                  warm_up: bool = True, level: int = MAX_LEVEL,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
-                 max_depth: int | None = None) -> None:
+                 max_depth: int | None = None, started_at: float | None = None) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
         self._stdin = stdin
@@ -142,22 +162,19 @@ class ProtocolLoop:
         self._stop_requested = False  # YXSTOP arrived for the current command
         self._me: int | None = None  # our colour in the current game, once known
         self._ending = threading.Event()
-        self._warm = threading.Event()
-        if warm_up:
-            threading.Thread(target=self._warm_up, name="warmup", daemon=True).start()
-        else:
-            self._warm.set()
+        self._started_at = time.perf_counter() if started_at is None else started_at
+        self._loader = KernelLoader(enabled=warm_up)
+        self._loader.request(self._kernel_groups())
+
+    def _kernel_groups(self) -> tuple[str, ...]:
+        """The kernel groups a move at the current settings can call."""
+        return kernel_groups(self._settings.algorithm, self._settings.threats)
 
     # --- threads ---------------------------------------------------------------------------
-    def _warm_up(self) -> None:
-        try:
-            warmup()
-        finally:
-            self._warm.set()
-
     def _read(self) -> None:
         """Reader thread: split stdin into lines at CR, LF or CRLF and queue them."""
         pending = b""
+        began, first = time.perf_counter(), True
         read = getattr(self._stdin, "read1", self._stdin.read)  # whatever is there: a bare
         while True:                                              # CR must not wait for LF
             try:
@@ -166,17 +183,19 @@ class ProtocolLoop:
                 chunk = b""
             if not chunk:
                 break
+            early = first and time.perf_counter() - began < PIPE_SLACK_S
+            first = False
             pending += chunk
             parts = pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
             pending = parts.pop()
             lines = [raw for raw in parts if raw.strip()]
             for raw in lines:
-                self._accept(raw, alone=len(lines) == 1)
+                self._accept(raw, alone=len(lines) == 1, early=early)
         if pending.strip():
-            self._accept(pending, alone=False)
+            self._accept(pending, alone=False, early=False)
         self._queue.put(None)  # end of input: finish the queued commands, then exit
 
-    def _accept(self, raw: bytes, alone: bool) -> None:
+    def _accept(self, raw: bytes, alone: bool, early: bool) -> None:
         """Queue one line, or act on it at once.
 
         END sent on its own (a manager's END, a user typing it) acts at once, even during a
@@ -198,7 +217,7 @@ class ProtocolLoop:
                 if self._engine is not None:
                     self._engine.stop()
             return
-        self._queue.put(_Line(text, time.perf_counter()))
+        self._queue.put(_Line(text, time.perf_counter(), early))
 
     def _end(self) -> None:
         """END: stop any search at once and print nothing more."""
@@ -210,7 +229,7 @@ class ProtocolLoop:
     def run(self) -> None:
         """Serve commands until END or the end of input; returns at once on END.
 
-        The commands run in a daemon worker thread, so that END can end the session even
+        The commands run in a daemon worker thread, so that END can end the loop even
         while that thread is busy (a search, or waiting for the first compile).
         """
         threading.Thread(target=self._read, name="stdin-reader", daemon=True).start()
@@ -261,9 +280,9 @@ class ProtocolLoop:
         if self._size is None:
             self.out.line("ERROR no game started: send START first")
             return None
+        self._loader.wait(self._kernel_groups())  # at once, unless a move comes too early
         if self._engine is None or (self._engine.board.width,
                                     self._engine.board.height) != self._size:
-            self._warm.wait()
             self._engine = self._factory(*self._size)
             self._apply_settings()
         return self._engine
@@ -276,12 +295,13 @@ class ProtocolLoop:
         engine.set_algorithm(self._settings.algorithm)
         engine.set_evaluation(self._settings.evaluation)
         engine.seed = self._settings.seed
+        engine.set_opening_rule(self._settings.opening)
         memory = self._settings.max_memory
         if memory > 0:
             # Reserve ~200 MiB for Python, numba and tables (protocol notes 5.5).
             engine.set_hash_size(float(max(1, min(256, (memory >> 20) - MEMORY_RESERVE_MB))))
 
-    def _start_game(self, width: int, height: int) -> None:
+    def _start_game(self, width: int, height: int, line: _Line) -> None:
         time_control = self._settings.time
         time_control.left_ms = time_control.match_ms if time_control.match_ms > 0 else UNLIMITED
         if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
@@ -296,11 +316,15 @@ class ProtocolLoop:
             self._engine.new_game()
         else:
             self._engine = None
-            # With a warm numba cache the warm-up ends well within the wait and the first
-            # move is not charged for it; a cold compile takes longer, and then OK must not
-            # wait (c-gomoku-cli wants it within 3 s): the engine is built on first use.
-            if self._warm.wait(START_WAIT_S):
-                self._need_engine()
+        # With a warm numba cache the kernels are loaded well within the wait, and the
+        # first move is not charged for them; a cold compile takes longer, and then OK must
+        # not wait (c-gomoku-cli wants it within 3 s): the move waits instead.
+        # START was sent when it arrived, unless it was already waiting in the pipe when
+        # the reader began (sent with the process's start, or during the imports).
+        since = self._started_at if line.early else line.arrived
+        if self._loader.wait(self._kernel_groups(),
+                             max(0.0, since + START_WAIT_S - time.perf_counter())):
+            self._need_engine()
         self.out.line("OK")
 
     def _cmd_start(self, rest: str, line: _Line) -> None:
@@ -312,7 +336,7 @@ class ProtocolLoop:
         if len(sizes) not in (1, 2):
             self.out.line(f"ERROR bad START {rest!r}: expected START <size>")
             return
-        self._start_game(sizes[0], sizes[-1])
+        self._start_game(sizes[0], sizes[-1], line)
 
     def _cmd_rectstart(self, rest: str, line: _Line) -> None:
         try:
@@ -320,13 +344,13 @@ class ProtocolLoop:
         except GomokuError:
             self.out.line(f"ERROR bad RECTSTART {rest!r}: expected RECTSTART <width>,<height>")
             return
-        self._start_game(width, height)
+        self._start_game(width, height, line)
 
     def _cmd_restart(self, rest: str, line: _Line) -> None:
         if self._size is None:
             self.out.line("ERROR no game started: send START first")
             return
-        self._start_game(*self._size)
+        self._start_game(*self._size, line)
 
     def _cmd_info(self, rest: str, line: _Line) -> None:
         key, value = _split_word(rest)
@@ -335,7 +359,7 @@ class ProtocolLoop:
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
                  "max_depth", "max_node", "show_detail", "strength", "seed", "threats",
                  "time_increment"}
-        if key in ("algorithm", "evaluation"):
+        if key in _NAMED_SETTINGS:
             self._set_name(key, value)
             return
         if key not in known:
@@ -373,11 +397,12 @@ class ProtocolLoop:
             self._apply_settings()
         elif key == "threats":
             settings.threats = number
+            self._loader.request(self._kernel_groups())  # in the background, from now
 
     def _set_name(self, key: str, name: str) -> None:
-        """``INFO algorithm alphabeta|ga`` or ``INFO evaluation learned|handset``; an unknown
-        name is reported and changes nothing."""
-        choices = ALGORITHMS if key == "algorithm" else EVALUATIONS
+        """``INFO algorithm alphabeta|ga``, ``INFO evaluation learned|handset`` or ``INFO
+        opening none|lin``; an unknown name is reported and changes nothing."""
+        choices = _NAMED_SETTINGS[key]
         pending = self._settings.pending_lines
         pending.pop(key, None)
         name = name.lower()
@@ -386,6 +411,7 @@ class ProtocolLoop:
                             + " or ".join(choices))
             return
         setattr(self._settings, key, name)
+        self._loader.request(self._kernel_groups())  # in the background, from now
         self._apply_settings()
 
     def _set_rule(self, code: int) -> None:

@@ -1,0 +1,152 @@
+"""Start-up: a protocol game loads only what its settings can call, and START does not wait
+for kernels past its deadline.  No timings are asserted (the figures are in
+docs/startup.md); what is checked is which modules are imported and which kernels are
+loaded, in fresh interpreters.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gomoku_engine import engine as engine_module
+from gomoku_engine import jit, kernel_loader
+from gomoku_engine.cli import main
+from gomoku_engine.engine import CORE, GA, VCT, kernel_groups
+from gomoku_engine.evaluation import _base_tables, combination_tables
+from gomoku_engine.protocol import START_WAIT_S, ProtocolLoop
+
+#: A protocol game in a fresh interpreter with the imports of ``pbrain-gomoku-engine``
+#: (gomoku_engine.pbrain, then the loop); prints which modules and kernels it loaded.
+GAME = """
+import io, json, sys
+import gomoku_engine.pbrain
+from gomoku_engine.protocol import ProtocolLoop
+commands = sys.argv[1].replace("|", "\\n") + "\\n"
+out = io.BytesIO()
+ProtocolLoop(io.BytesIO(commands.encode()), out).run()
+from gomoku_engine import threats
+ga = sys.modules.get("gomoku_engine.ga")
+print(json.dumps({
+    "replies": out.getvalue().decode().splitlines(),
+    "modules": sorted(m for m in sys.modules if m.split(".")[0] in
+                      ("gomoku_engine", "click", "tqdm")),
+    "vcf": len(threats.solve_vcf.signatures),
+    "vct": len(threats._vct_root.signatures),
+    "ga": None if ga is None else len(ga.ga_search.signatures),
+}))
+"""
+
+
+def play(*commands: str) -> dict:
+    result = subprocess.run([sys.executable, "-c", GAME, "|".join(commands)],
+                            capture_output=True, text=True, timeout=600, check=True)
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_a_default_game_imports_no_cli_match_runner_or_ga_and_loads_no_vct():
+    seen = play("START 15", "INFO timeout_turn 500", "BEGIN", "TURN 8,8")
+    assert seen["replies"][0] == "OK" and seen["replies"][-1].count(",") == 1
+    for module in ("gomoku_engine.ga", "gomoku_engine.match", "gomoku_engine.cli",
+                   "gomoku_engine.game", "click", "tqdm"):
+        assert module not in seen["modules"], module
+    assert seen["vcf"] == 1  # the default root VCF was loaded ...
+    assert seen["vct"] == 0 and seen["ga"] is None  # ... the optional kernels were not
+
+
+def test_info_selecting_the_vct_or_the_ga_loads_their_kernels_before_the_move():
+    seen = play("START 15", "INFO timeout_turn 500", "INFO threats 5", "INFO algorithm ga",
+                "BEGIN", "TURN 8,8")
+    assert seen["replies"][-1].count(",") == 1
+    assert seen["vct"] >= 1 and seen["ga"] == 1
+
+
+def test_kernel_groups_follow_the_settings():
+    assert kernel_groups() == (CORE,)
+    assert kernel_groups("alphabeta", 3) == (CORE,)  # the horizon VCF runs in alpha-beta
+    assert kernel_groups("alphabeta", 5) == (CORE, VCT)
+    assert kernel_groups("alphabeta", 4) == (CORE,)  # bit 4 does nothing without bit 1
+    assert kernel_groups("ga", 1) == (CORE, GA)
+
+
+class _Replies(io.BytesIO):
+    """Output that sets an event when the engine has written ``OK``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ok = threading.Event()
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if data == b"OK\n":
+            self.ok.set()
+        return super().write(data)
+
+
+def test_start_answers_at_its_deadline_and_the_move_waits_for_the_kernels(monkeypatch):
+    """The kernels are held back until OK is written: OK must not wait for them past its
+    deadline (a cold compile), and the move must wait for them (it is still a legal move)."""
+    out = _Replies()
+    released = []
+
+    def slow_warmup(groups):
+        released.append(out.ok.wait(120))  # loads only once OK is out
+        return engine_module.warmup(groups)
+
+    monkeypatch.setattr(kernel_loader, "warmup", slow_warmup)
+    loop = ProtocolLoop(io.BytesIO(b"START 15\nINFO timeout_turn 2000\nBEGIN\nTURN 8,8\n"),
+                        out, started_at=-2 * START_WAIT_S)  # the deadline has passed
+    loop.run()
+    lines = out.getvalue().decode().splitlines()
+    assert released == [True], "START waited for the kernels past its deadline"
+    assert lines[0] == "OK" and lines[2] == "7,7" and lines[-1].count(",") == 1
+
+
+def test_warmup_compiles_what_it_is_asked_with_a_line_per_group():
+    default = CliRunner().invoke(main, ["warmup"])
+    assert default.exit_code == 0, default.output
+    assert "kernels: core" in default.output and "vct" not in default.output
+    assert "kernels ready in" in default.output
+    everything = CliRunner().invoke(main, ["warmup", "--all"])
+    assert everything.exit_code == 0, everything.output
+    for group in ("core", "vct", "ga", "pattern tables"):
+        assert group in everything.output
+
+
+def test_warmup_rejects_an_unknown_group():
+    with pytest.raises(ValueError, match="unknown kernel group"):
+        engine_module.warmup(("alphabeta",))
+
+
+def test_cached_arrays_are_built_once_then_read_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(jit, "_CACHE_DIR", tmp_path)
+    builds = []
+
+    def build():
+        builds.append(1)
+        return np.arange(5, dtype=np.int8), np.full((2, 3), 7, np.int32)
+
+    first = jit.cached_arrays("demo")(build)
+    a = first()
+    assert first() is a and len(builds) == 1  # kept in memory
+    again = jit.cached_arrays("demo")(build)()  # a new process: read from the disk
+    assert len(builds) == 1 and (tmp_path / "demo.npz").exists()
+    assert [x.dtype for x in again] == [np.int8, np.int32]
+    assert not any(x.flags.writeable for x in (*a, *again))  # read-only either way
+    assert all(np.array_equal(x, y) for x, y in zip(a, again))
+
+
+def test_the_cached_combination_tables_equal_a_fresh_build():
+    fresh = _base_tables.__wrapped__()
+    cached = _base_tables()
+    assert len(fresh) == len(cached) == 4
+    for x, y in zip(fresh, cached):
+        assert x.dtype == y.dtype and np.array_equal(x, y) and not y.flags.writeable
+    threat, value, foul = combination_tables(evaluation="handset")
+    assert threat is cached[0] and foul is cached[2]
