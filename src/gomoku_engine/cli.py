@@ -333,6 +333,84 @@ def demo(size: int, turn_ms: int, rule: str, opening: str, algorithm: str,
 
 
 @main.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (loopback: only this machine can play).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port (0: any free one).")
+@click.option("--open/--no-open", "open_browser", default=True,
+              help="Open the page in a browser [default: open].")
+@click.option("--move-ms", type=click.IntRange(100, None), default=3000, show_default=True,
+              help="The engine's time limit per move; levels 1-9 usually stop sooner.")
+@click.option("--max-games", type=click.IntRange(1, 1000), default=32, show_default=True,
+              help="Most games alive at once (idle ones are dropped after 30 minutes).")
+def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) -> None:
+    """Play against the engine in the browser: serve the page and its JSON API.
+
+    Stops on Ctrl-C.  The API is described in docs/play.md.
+    """
+    import threading
+    import webbrowser
+
+    from .engine import warmup as do_warmup
+    from .web import GameStore, make_server, url_of
+
+    click.echo("loading the engine ...")
+    do_warmup()
+    try:
+        server = make_server(host, port, GameStore(max_games=max_games, move_ms=move_ms))
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+    url = url_of(server)
+    click.echo(f"serving the game on {url} (Ctrl-C stops)")
+    if open_browser:
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopping")
+    finally:
+        server.server_close()
+        server.store.close()
+
+
+@main.command()
+@click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
+@click.option("--level", type=click.IntRange(1, 10), default=3, show_default=True,
+              metavar="1..10", help="The engine's strength (3 beginner, 5 some experience, "
+                                    "10 full strength).")
+@click.option("--colour", "--color", "colour", type=click.Choice(["black", "white"]),
+              default="white", show_default=True,
+              help="Your colour; black moves first (the engine opens on the centre "
+                   "when you take white).")
+@click.option("--move-ms", type=click.IntRange(100, None), default=3000, show_default=True,
+              help="The engine's time limit per move.")
+def play(size: int, rule: str, level: int, colour: str, move_ms: int) -> None:
+    """Play against the engine in the terminal: type moves as h8 or 7,7; undo, hint, quit."""
+    from .play import COLOURS, HumanGame
+    from .terminal import run
+
+    game = HumanGame(size, RULES[rule], level, COLOURS[colour], move_ms=move_ms,
+                     seed=int(time.time()))
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+
+    def read(prompt: str) -> str:
+        if interactive:
+            return input(prompt)
+        click.echo(prompt)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    def clear() -> None:
+        if interactive:
+            click.echo("\033[2J\033[H", nl=False)
+
+    run(game, read, click.echo, clear)
+
+
+@main.command()
 @click.option("--engine", "engines", multiple=True, required=True, metavar="NAME=COMMAND",
               help="An engine: a name and its command line (quoted). Two or more; with "
                    "more than two every pair plays (round robin).")

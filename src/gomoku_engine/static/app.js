@@ -1,0 +1,374 @@
+// The page of `gomoku-engine web`: draws the board on a canvas and talks to the JSON API
+// (/api/..., described in docs/play.md). No library, no build step; works offline.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const canvas = $("board");
+  const ctx = canvas.getContext("2d");
+  const statusLine = $("status");
+  const message = $("message");
+  const analysisLine = $("analysis");
+  const showAnalysis = $("show-analysis");
+  const STORE_KEY = "gomoku-game-id"; // per tab: sessionStorage, so tabs never mix games
+
+  let game = null; // the API's view of the current game
+  let busy = false; // a request is on its way (the engine may be thinking)
+  let pending = null; // the person's move shown while the engine answers
+  let hint = null; // {x, y} of the last hint
+  let geometry = { cell: 30, origin: 33, size: 15 };
+  const MARGIN = 1.1; // cells between the outer lines and the canvas's edge (coordinates)
+
+  // --- API ------------------------------------------------------------------------------
+  async function api(method, path, body) {
+    const init = { method, headers: {} };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch("/api/" + path, init);
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (err) {
+      data = { error: "unreadable answer (" + response.status + ")" };
+    }
+    if (!response.ok) {
+      const error = new Error(data.error || "error " + response.status);
+      error.status = response.status;
+      throw error;
+    }
+    return data;
+  }
+
+  // --- coordinates ----------------------------------------------------------------------
+  const letter = (x) => String.fromCharCode(97 + x);
+  const pointName = (p) => letter(p.x) + (p.y + 1);
+
+  function pixel(x, y) {
+    // CSS pixels of point (x, y) from the canvas's top-left corner
+    return { left: geometry.origin + x * geometry.cell, top: geometry.origin + y * geometry.cell };
+  }
+
+  function pointAt(left, top) {
+    const x = Math.round((left - geometry.origin) / geometry.cell);
+    const y = Math.round((top - geometry.origin) / geometry.cell);
+    if (x < 0 || y < 0 || x >= geometry.size || y >= geometry.size) return null;
+    const p = pixel(x, y);
+    if (Math.hypot(p.left - left, p.top - top) > geometry.cell * 0.6) return null;
+    return { x, y };
+  }
+
+  // --- drawing --------------------------------------------------------------------------
+  function fitCanvas() {
+    const size = game ? game.size : Number($("size").value) || 15;
+    const header = document.querySelector("header").offsetHeight;
+    const wide = window.innerWidth > 720;
+    const byWidth = window.innerWidth - (wide ? 300 : 16);
+    const byHeight = window.innerHeight - header - 24;
+    const css = Math.max(220, Math.min(wide ? Math.min(byWidth, byHeight) : byWidth, 900));
+    const ratio = window.devicePixelRatio || 1;
+    canvas.style.width = css + "px";
+    canvas.style.height = css + "px";
+    canvas.width = Math.round(css * ratio);
+    canvas.height = Math.round(css * ratio);
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const cell = css / (size - 1 + 2 * MARGIN);
+    geometry = { cell, origin: cell * MARGIN, size, css };
+  }
+
+  function starPoints(n) {
+    if (n < 9) return [];
+    const edge = n >= 13 ? 3 : 2;
+    const far = n - 1 - edge;
+    const points = [[edge, edge], [far, edge], [edge, far], [far, far]];
+    if (n % 2 === 1) points.push([(n - 1) / 2, (n - 1) / 2]);
+    return points;
+  }
+
+  function draw() {
+    fitCanvas();
+    const { cell, origin, size, css } = geometry;
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, css, css);
+    // lines
+    ctx.strokeStyle = "#000";
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let i = 0; i < size; i++) {
+      const at = Math.round(origin + i * cell) + 0.5;
+      ctx.moveTo(origin, at);
+      ctx.lineTo(origin + (size - 1) * cell, at);
+      ctx.moveTo(at, origin);
+      ctx.lineTo(at, origin + (size - 1) * cell);
+    }
+    ctx.stroke();
+    ctx.fillStyle = "#000";
+    for (const [x, y] of starPoints(size)) {
+      const p = pixel(x, y);
+      ctx.beginPath();
+      ctx.arc(p.left + 0.5, p.top + 0.5, Math.max(2, cell * 0.09), 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    // coordinates on the four edges
+    ctx.fillStyle = "#444";
+    ctx.font = Math.max(9, Math.round(cell * 0.34)) + "px system-ui, sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (let i = 0; i < size; i++) {
+      const at = origin + i * cell;
+      const edge = cell * 0.36;
+      ctx.fillText(letter(i), at, edge);
+      ctx.fillText(letter(i), at, css - edge);
+      ctx.fillText(String(i + 1), edge, at);
+      ctx.fillText(String(i + 1), css - edge, at);
+    }
+    if (!game) return;
+    // renju fouls for a person playing black: a red cross
+    ctx.strokeStyle = "#d92d20";
+    ctx.lineWidth = Math.max(1.5, cell * 0.07);
+    for (const f of game.fouls) {
+      const p = pixel(f.x, f.y);
+      const r = cell * 0.2;
+      ctx.beginPath();
+      ctx.moveTo(p.left - r, p.top - r);
+      ctx.lineTo(p.left + r, p.top + r);
+      ctx.moveTo(p.left + r, p.top - r);
+      ctx.lineTo(p.left - r, p.top + r);
+      ctx.stroke();
+    }
+    const stones = game.moves.slice();
+    if (pending) stones.push(pending);
+    for (const s of stones) drawStone(s.x, s.y, s.colour);
+    // the last move: a red dot
+    const last = pending || game.last_move;
+    if (last) {
+      const p = pixel(last.x, last.y);
+      ctx.fillStyle = "#e5322d";
+      ctx.beginPath();
+      ctx.arc(p.left, p.top, cell * 0.12, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    // the winning five: a red band through the stones and a ring around each
+    if (game.winning_line.length) {
+      const line = game.winning_line;
+      const a = pixel(line[0].x, line[0].y);
+      const b = pixel(line[line.length - 1].x, line[line.length - 1].y);
+      ctx.strokeStyle = "rgba(229, 50, 45, 0.85)";
+      ctx.lineWidth = Math.max(3, cell * 0.16);
+      ctx.lineCap = "round";
+      ctx.beginPath();
+      ctx.moveTo(a.left, a.top);
+      ctx.lineTo(b.left, b.top);
+      ctx.stroke();
+      ctx.lineWidth = Math.max(2, cell * 0.08);
+      for (const s of line) {
+        const p = pixel(s.x, s.y);
+        ctx.beginPath();
+        ctx.arc(p.left, p.top, cell * 0.47, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+    }
+    // a hint: a dashed blue circle
+    if (hint) {
+      const p = pixel(hint.x, hint.y);
+      ctx.strokeStyle = "#1570ef";
+      ctx.lineWidth = Math.max(2, cell * 0.08);
+      ctx.setLineDash([cell * 0.12, cell * 0.08]);
+      ctx.beginPath();
+      ctx.arc(p.left, p.top, cell * 0.42, 0, 2 * Math.PI);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+  }
+
+  function drawStone(x, y, colour) {
+    const { cell } = geometry;
+    const p = pixel(x, y);
+    ctx.beginPath();
+    ctx.arc(p.left, p.top, cell * 0.44, 0, 2 * Math.PI);
+    ctx.fillStyle = colour === "black" ? "#000" : "#fff";
+    ctx.fill();
+    ctx.strokeStyle = "#000";
+    ctx.lineWidth = Math.max(1, cell * 0.05);
+    ctx.stroke();
+  }
+
+  // --- text -----------------------------------------------------------------------------
+  function show() {
+    draw();
+    const $undo = $("undo");
+    const $hint = $("hint");
+    statusLine.className = "";
+    if (!game) {
+      $undo.disabled = $hint.disabled = true;
+      return;
+    }
+    const mine = game.moves.some((m) => m.colour === game.human);
+    $undo.disabled = busy || !mine;
+    $hint.disabled = busy || game.result !== null || game.to_move !== game.human;
+    if (busy) {
+      statusLine.textContent = "The engine is thinking…";
+      statusLine.className = "thinking";
+    } else if (game.result === "draw") {
+      statusLine.textContent = "Draw: the board is full.";
+    } else if (game.result === game.human) {
+      statusLine.textContent = "You win: five in a row!";
+      statusLine.className = "won";
+    } else if (game.result) {
+      statusLine.textContent = "The engine wins (" + game.result + ").";
+      statusLine.className = "lost";
+    } else {
+      statusLine.textContent = "Your move (" + game.human + ")" +
+        (game.rule === "renju" && game.human === "black" ? ": red crosses are fouls" : "");
+    }
+    const a = game.analysis;
+    analysisLine.hidden = !(showAnalysis.checked && a);
+    if (a) {
+      analysisLine.textContent = "engine (" + a.side + "): score " + a.score + " · depth " + a.depth +
+        " · " + a.nodes + " nodes · " + a.time_ms + " ms · pv " + (a.pv_text || "-");
+    }
+    $("moves").textContent = game.moves.map((m, i) => (i + 1) + "." + pointName(m)).join(" ");
+  }
+
+  function showSettings() {
+    // the menus show the settings of the game on the board (after a reload too)
+    $("colour").value = game.human;
+    $("level").value = String(game.level);
+    $("rule").value = game.rule;
+    if (![...$("size").options].some((o) => o.value === String(game.size))) {
+      const option = document.createElement("option");
+      option.value = String(game.size);
+      option.textContent = game.size + "×" + game.size;
+      $("size").appendChild(option);
+    }
+    $("size").value = String(game.size);
+  }
+
+  function say(text) {
+    message.textContent = text || "";
+  }
+
+  // --- actions --------------------------------------------------------------------------
+  async function run(action) {
+    if (busy) return;
+    busy = true;
+    say("");
+    show();
+    try {
+      await action();
+    } catch (err) {
+      say(err.message);
+      if (err.status === 404) {
+        sessionStorage.removeItem(STORE_KEY);
+        game = null;
+      }
+    } finally {
+      busy = false;
+      pending = null;
+      show();
+    }
+  }
+
+  function newGame(event) {
+    if (event) event.preventDefault();
+    const body = {
+      human: $("colour").value,
+      level: Number($("level").value),
+      rule: $("rule").value,
+      size: Number($("size").value),
+    };
+    const previous = game;
+    run(async () => {
+      hint = null;
+      game = null;
+      if (previous) api("DELETE", "games/" + previous.id).catch(() => {});
+      game = await api("POST", "games", body);
+      sessionStorage.setItem(STORE_KEY, game.id);
+    });
+  }
+
+  function onClick(event) {
+    if (!game || busy || game.result !== null || game.to_move !== game.human) return;
+    const rect = canvas.getBoundingClientRect();
+    const p = pointAt(event.clientX - rect.left, event.clientY - rect.top);
+    if (!p) return;
+    if (game.moves.some((m) => m.x === p.x && m.y === p.y)) {
+      say(pointName(p) + " is occupied.");
+      return;
+    }
+    if (game.fouls.some((f) => f.x === p.x && f.y === p.y)) {
+      say(pointName(p) + " is a foul for black in renju: choose another point.");
+      return;
+    }
+    run(async () => {
+      hint = null;
+      pending = { x: p.x, y: p.y, colour: game.human };
+      game = await api("POST", "games/" + game.id + "/moves", { x: p.x, y: p.y });
+    });
+  }
+
+  function undo() {
+    run(async () => {
+      hint = null;
+      game = await api("POST", "games/" + game.id + "/undo");
+    });
+  }
+
+  function askHint() {
+    run(async () => {
+      const answer = await api("POST", "games/" + game.id + "/hint");
+      hint = answer.hint;
+      say("Hint: " + pointName(hint) + " (" + answer.hint_analysis.score + ")");
+    });
+  }
+
+  async function start() {
+    const options = await api("GET", "options");
+    const fill = (id, items, value) => {
+      const select = $(id);
+      for (const item of items) {
+        const option = document.createElement("option");
+        option.value = item.value;
+        option.textContent = item.label;
+        option.selected = item.value === String(value);
+        select.appendChild(option);
+      }
+    };
+    fill("level", options.levels.map((l) => ({ value: String(l.level), label: l.label })),
+      options.defaults.level);
+    fill("rule", options.rules.map((r) => ({ value: r, label: r })), options.defaults.rule);
+    fill("size", options.sizes.map((s) => ({ value: String(s), label: s + "×" + s })),
+      options.defaults.size);
+    showAnalysis.checked = localStorage.getItem("gomoku-analysis") === "1";
+    const id = sessionStorage.getItem(STORE_KEY);
+    if (id) {
+      try {
+        game = await api("GET", "games/" + id);
+        showSettings();
+      } catch (err) {
+        sessionStorage.removeItem(STORE_KEY);
+      }
+    }
+    show();
+  }
+
+  $("settings").addEventListener("submit", newGame);
+  canvas.addEventListener("click", onClick);
+  $("undo").addEventListener("click", undo);
+  $("hint").addEventListener("click", askHint);
+  $("size").addEventListener("change", () => { if (!game) draw(); });
+  showAnalysis.addEventListener("change", () => {
+    localStorage.setItem("gomoku-analysis", showAnalysis.checked ? "1" : "0");
+    show();
+  });
+  window.addEventListener("resize", draw);
+
+  // for tests and scripts: where a point is drawn, and the state the page holds
+  window.gomoku = {
+    pixel,
+    state: () => game,
+    busy: () => busy,
+    ready: start().catch((err) => say("Cannot reach the server: " + err.message)),
+  };
+})();

@@ -1,0 +1,154 @@
+"""HumanGame (a person against the engine) and ``gomoku-engine play`` in the terminal."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from helpers import five_through
+from web_server import weak_points
+
+from gomoku_engine.cli import main
+from gomoku_engine.constants import BLACK, WHITE, Rule
+from gomoku_engine.errors import InvalidMoveError
+from gomoku_engine.play import HumanGame, Refused
+from gomoku_engine.rules import DOUBLE_THREE
+
+FAST_MS = 2000  # the per-move limit; levels 3 and 5 stop at their depth long before it
+
+
+def weak_game(game: HumanGame) -> None:
+    """Play the scripted weak player against the engine until the game ends."""
+    game.start()
+    for point in weak_points(game.board.width):
+        if game.over:
+            return
+        if game.board.is_legal(*point):
+            game.play(*point)
+            game.reply()
+    assert game.over, "the weak player ran out of points"
+
+
+def assert_real_five(game: HumanGame, colour: int) -> None:
+    line = game.winning_line()
+    board = game.board
+    assert len(line) == 5 and all(board.at(x, y) == colour for x, y in line)
+    (x0, y0), (x1, y1) = line[0], line[-1]
+    assert max(abs(x1 - x0), abs(y1 - y0)) == 4  # five in a row, no gap
+    assert five_through(board.at, board.width, board.height, line[0], colour)
+    assert board.moves()[-1] in line
+
+
+@pytest.mark.parametrize("human", [WHITE, BLACK])
+@pytest.mark.parametrize("level", [1, 3])
+def test_engine_beats_the_weak_player(level: int, human: int) -> None:
+    game = HumanGame(15, Rule.FREESTYLE, level, human, move_ms=FAST_MS, seed=level)
+    weak_game(game)
+    assert game.result == ("black" if game.computer == BLACK else "white")
+    assert_real_five(game, game.computer)
+    with pytest.raises(Refused, match="over"):
+        game.play(*next(p for p in weak_points(15) if game.board.is_legal(*p)))
+    with pytest.raises(Refused, match="over"):
+        game.hint()
+
+
+def test_engine_opens_on_the_centre_when_it_has_black() -> None:
+    game = HumanGame(15, level=3, human=WHITE)
+    assert game.start() == (7, 7) and game.board.moves() == [(7, 7)]
+    black = HumanGame(15, level=3, human=BLACK)
+    assert black.start() is None and black.board.ply == 0
+    assert black.reply() is None  # the person is to move
+
+
+def test_refusals_change_nothing() -> None:
+    game = HumanGame(15, level=3, human=WHITE, move_ms=FAST_MS)
+    game.start()
+    before = game.board.stones()
+    with pytest.raises(InvalidMoveError, match="outside"):
+        game.play(15, 3)
+    with pytest.raises(Refused, match="occupied"):
+        game.play(7, 7)
+    with pytest.raises(Refused, match="nothing to take back"):
+        game.undo()
+    assert game.board.stones() == before and game.board.to_move == WHITE
+
+
+def test_undo_takes_back_the_reply_and_the_move() -> None:
+    game = HumanGame(15, level=3, human=WHITE, move_ms=FAST_MS)
+    game.start()
+    game.play(8, 8)
+    reply = game.reply()
+    assert game.board.ply == 3
+    assert game.undo() == [reply, (8, 8)]
+    assert game.board.moves() == [(7, 7)] and game.board.to_move == WHITE
+
+
+def test_hint_is_a_legal_move_and_plays_nothing() -> None:
+    game = HumanGame(15, level=3, human=WHITE, move_ms=FAST_MS)
+    game.start()
+    game.play(8, 8)
+    game.reply()
+    before = game.board.stones()
+    move, analysis = game.hint()
+    assert game.board.is_legal(*move) and analysis.depth == 5  # hints: level 5 at least
+    assert analysis.colour == WHITE and game.board.stones() == before
+
+
+def test_renju_foul_is_refused_and_listed() -> None:
+    game = HumanGame(15, Rule.RENJU, level=3, human=BLACK, move_ms=FAST_MS)
+    # black: (7,7) (8,7) across, (9,8) (9,9) down; (9,7) makes two open threes
+    for black, white in (((7, 7), (0, 0)), ((8, 7), (0, 2)), ((9, 8), (0, 4)),
+                         ((9, 9), (0, 6))):
+        game.board.play(*black)
+        game.board.play(*white)
+    assert game.board.foul(9, 7) == DOUBLE_THREE
+    assert (9, 7) in game.fouls()
+    before = game.board.stones()
+    with pytest.raises(Refused, match="foul.*double three"):
+        game.play(9, 7)
+    assert game.board.stones() == before
+    game.play(6, 7)  # the open three that is not a foul is fine
+    assert game.board.at(6, 7) == BLACK
+
+
+def test_terminal_game_through_stdin() -> None:
+    """A whole game in the terminal: bad input, undo, hint, then weak moves to the end."""
+    lines = ["zz", "99,99", "h8", "undo", "hint", "0,0", "undo", "2,0"]
+    lines += [f"{x},{y}" for x, y in weak_points(15)[1:]]
+    result = CliRunner().invoke(main, ["play", "--level", "3", "--colour", "white"],
+                                input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "engine plays h8" in out
+    assert "bad input: bad move string 'zz'" in out
+    assert "bad input: 99,99 is outside the 15x15 board" in out
+    assert "refused: h8 is occupied" in out
+    assert "refused: nothing to take back" in out
+    assert "hint: " in out
+    assert "you play a1, engine plays" in out and "took back a1 " in out
+    assert "black (engine) wins: " in out
+    boards = [block for block in out.split("   a b c") if block.strip()]
+    # the board after the two refused lines is the board before them
+    first, after_bad = boards[1], boards[2]
+    assert first.split("engine plays")[0] == after_bad.split("bad input")[0]
+
+
+def test_terminal_quit() -> None:
+    result = CliRunner().invoke(main, ["play", "--level", "1", "--colour", "black",
+                                       "--size", "9"], input="e5\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "You play black (X)" in result.output and result.output.rstrip().endswith("Bye.")
+
+
+def test_a_full_board_is_a_draw() -> None:
+    """5x5 filled in pairs (XXOOX / OOXXO / ...) holds no five; the last empty point ends it."""
+    game = HumanGame(5, level=3, human=WHITE)
+    rows = ["XXOOX", "OOXXO", "XXOOX", "OOXXO", "XXOO."]
+    stones = [(x, y, BLACK if c == "X" else WHITE)
+              for y, row in enumerate(rows) for x, c in enumerate(row) if c != "."]
+    game.board.set_stones(stones, to_move=WHITE)
+    assert game.result is None and not game.over
+    game.play(4, 4)
+    assert game.result == "draw" and game.over and game.winning_line() == []
+    assert game.reply() is None
+    with pytest.raises(Refused, match="draw"):
+        game.hint()

@@ -1,0 +1,287 @@
+"""The JSON API of ``gomoku-engine web`` against a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from helpers import five_through
+from web_server import call, running_server, weak_move
+
+from gomoku_engine.board import Board
+from gomoku_engine.constants import BLACK, WHITE
+from gomoku_engine.play import RULE_NAMES
+
+COLOURS = {"black": BLACK, "white": WHITE}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server(move_ms=500, max_games=16) as (base, srv):
+        yield base, srv
+
+
+def new_game(base: str, **settings) -> dict:
+    status, game = call(base, "POST", "api/games", settings)
+    assert status == 200, game
+    return game
+
+
+def play_out(base: str, game: dict) -> dict:
+    """The scripted weak player against the engine until the end; checks every answer."""
+    for _ in range(60):
+        if game["result"] is not None:
+            return game
+        x, y = weak_move(game)
+        status, after = call(base, "POST", f"api/games/{game['id']}/moves", {"x": x, "y": y})
+        assert status == 200, after
+        moves = [(m["x"], m["y"]) for m in after["moves"]]
+        assert moves[: len(game["moves"]) + 1] == [(m["x"], m["y"]) for m in game["moves"]] \
+            + [(x, y)]
+        if after["result"] is None:
+            engine = after["engine_move"]
+            assert moves[-1] == (engine["x"], engine["y"]) and len(moves) == len(game["moves"]) + 2
+            assert after["to_move"] == after["human"]
+            assert after["analysis"]["side"] == after["engine"]
+        game = after
+    raise AssertionError("the game did not end")
+
+
+def check_won_by_engine(game: dict) -> None:
+    """The result, replayed on a fresh board; the winning line checked independently."""
+    board = Board(game["size"], rule=RULE_NAMES[game["rule"]])
+    for m in game["moves"]:
+        assert board.to_move == COLOURS[m["colour"]]
+        board.play(m["x"], m["y"])
+    assert game["result"] == game["engine"] and board.winner == COLOURS[game["engine"]]
+    line = [(p["x"], p["y"]) for p in game["winning_line"]]
+    assert len(line) == 5 and all(board.at(x, y) == board.winner for x, y in line)
+    assert five_through(board.at, board.width, board.height, line[0], board.winner)
+    last = game["moves"][-1]
+    assert game["to_move"] is None and game["engine_move"] == {"x": last["x"], "y": last["y"]}
+
+
+@pytest.mark.parametrize("level", [1, 3, 5, 10])
+def test_whole_game_won_by_the_engine(server, level: int) -> None:
+    base, _ = server
+    game = new_game(base, size=15, rule="freestyle", level=level, human="white")
+    assert game["engine_move"] == {"x": 7, "y": 7} and game["to_move"] == "white"
+    assert game["moves"] == [{"x": 7, "y": 7, "colour": "black"}]
+    final = play_out(base, game)
+    check_won_by_engine(final)
+    status, shown = call(base, "GET", f"api/games/{game['id']}")
+    assert status == 200 and shown["moves"] == final["moves"]
+    assert shown["result"] == final["result"] and shown["winning_line"] == final["winning_line"]
+
+
+@pytest.mark.parametrize("rule", ["standard", "renju", "caro"])
+def test_engine_wins_as_white_under_each_rule(server, rule: str) -> None:
+    base, _ = server
+    game = new_game(base, size=15, rule=rule, level=3, human="black")
+    assert game["engine_move"] is None and game["moves"] == [] and game["to_move"] == "black"
+    check_won_by_engine(play_out(base, game))
+
+
+def test_size_20(server) -> None:
+    base, _ = server
+    game = new_game(base, size=20, level=3, human="white")
+    assert game["size"] == 20 and game["engine_move"] == {"x": 10, "y": 10}
+    check_won_by_engine(play_out(base, game))
+
+
+def unchanged(base: str, game_id: str, before: dict) -> None:
+    status, now = call(base, "GET", f"api/games/{game_id}")
+    assert status == 200
+    assert now["moves"] == before["moves"] and now["to_move"] == before["to_move"]
+    assert now["result"] == before["result"]
+
+
+def test_bad_requests_get_400_and_change_nothing(server) -> None:
+    base, _ = server
+    game = new_game(base, level=3)
+    moves = f"api/games/{game['id']}/moves"
+    bodies = [
+        ({"x": 15, "y": 3}, "outside"), ({"x": -1, "y": 0}, "outside"),
+        ({"x": 3}, "missing field 'y'"), ({"x": "3", "y": 3}, "integer"),
+        ({"x": True, "y": 3}, "integer"), ({"x": 3.0, "y": 3}, "integer"),
+        ([3, 3], "object"),
+    ]
+    for body, why in bodies:
+        status, answer = call(base, "POST", moves, body)
+        assert (status, why in answer["error"]) == (400, True), (body, answer)
+        unchanged(base, game["id"], game)
+    for raw in (b"{", b"x=3&y=4", b"\xff\xfe"):
+        status, answer = call(base, "POST", moves, raw=raw)
+        assert status == 400 and "not JSON" in answer["error"], (raw, answer)
+        unchanged(base, game["id"], game)
+    count = len(server[1].store)
+    for settings, why in [({"size": 4}, "'size'"), ({"size": 33}, "'size'"),
+                          ({"level": 0}, "'level'"), ({"level": 11}, "'level'"),
+                          ({"rule": "go"}, "'rule'"), ({"human": "red"}, "'human'"),
+                          ({"size": "15"}, "'size'")]:
+        status, answer = call(base, "POST", "api/games", settings)
+        assert status == 400 and why in answer["error"], (settings, answer)
+    assert len(server[1].store) == count  # no game was made
+
+
+def test_unknown_game_and_path_get_404(server) -> None:
+    base, _ = server
+    for method, path, body in [("GET", "api/games/nope", None),
+                               ("POST", "api/games/nope/moves", {"x": 7, "y": 7}),
+                               ("POST", "api/games/nope/undo", {}),
+                               ("POST", "api/games/nope/hint", {}),
+                               ("DELETE", "api/games/nope", None),
+                               ("GET", "api/nothing", None),
+                               ("POST", "api/games/nope/resign", {})]:
+        status, answer = call(base, method, path, body)
+        assert status == 404 and "error" in answer, (method, path, answer)
+    status, answer = call(base, "GET", "api/games")
+    assert status == 405 and "POST" in answer["error"]
+
+
+def test_conflicts_get_409_and_change_nothing(server) -> None:
+    base, _ = server
+    game = new_game(base, level=3, human="white")
+    gid = game["id"]
+    for path, body, why in [("moves", {"x": 7, "y": 7}, "occupied"),
+                            ("undo", {}, "nothing to take back")]:
+        status, answer = call(base, "POST", f"api/games/{gid}/{path}", body)
+        assert status == 409 and why in answer["error"], answer
+        unchanged(base, gid, game)
+    final = play_out(base, game)
+    x, y = weak_move(final)
+    for path, body in [("moves", {"x": x, "y": y}), ("hint", {})]:
+        status, answer = call(base, "POST", f"api/games/{gid}/{path}", body)
+        assert status == 409 and "game is over" in answer["error"], answer
+        unchanged(base, gid, final)
+    # undo after a lost game takes back the engine's five and the last move
+    status, back = call(base, "POST", f"api/games/{gid}/undo", {})
+    assert status == 200 and back["result"] is None and back["to_move"] == "white"
+    assert back["moves"] == final["moves"][:-2] and back["winning_line"] == []
+
+
+def test_renju_foul_gets_409(server) -> None:
+    base, srv = server
+    game = new_game(base, rule="renju", level=3, human="black")
+    gid = game["id"]
+    board = srv.store.get(gid).board  # a composed position: black's two twos cross at (9,7)
+    for black, white in (((7, 7), (0, 0)), ((8, 7), (0, 2)), ((9, 8), (0, 4)),
+                         ((9, 9), (0, 6))):
+        board.play(*black)
+        board.play(*white)
+    status, game = call(base, "GET", f"api/games/{gid}")
+    assert {"x": 9, "y": 7} in game["fouls"] and game["to_move"] == "black"
+    status, answer = call(base, "POST", f"api/games/{gid}/moves", {"x": 9, "y": 7})
+    assert status == 409 and "foul" in answer["error"] and "double three" in answer["error"]
+    unchanged(base, gid, game)
+
+
+def test_a_move_while_the_engine_thinks_gets_409() -> None:
+    with running_server(move_ms=30_000) as (base, srv):  # the engine thinks until stopped
+        check_busy_game(base, srv)
+
+
+def check_busy_game(base: str, srv) -> None:
+    game = new_game(base, level=10, human="white")
+    gid = game["id"]
+    engine_game = srv.store.get(gid)
+    answers: list = []
+    mover = threading.Thread(target=lambda: answers.append(
+        call(base, "POST", f"api/games/{gid}/moves", {"x": 8, "y": 8})))
+    mover.start()
+    # wait (no timing assumption) until the move is on the board and the engine searches
+    deadline = time.monotonic() + 60
+    while not engine_game.thinking:
+        assert time.monotonic() < deadline and mover.is_alive(), "never saw the engine think"
+        time.sleep(0.002)
+    expected = [{"x": 7, "y": 7, "colour": "black"}, {"x": 8, "y": 8, "colour": "white"}]
+    for _ in range(20):  # the search plays on the board; the answers show the real game
+        status, shown = call(base, "GET", f"api/games/{gid}")
+        assert status == 200 and shown["thinking"] is True
+        assert shown["moves"] == expected and shown["to_move"] == "black"
+    for path, body in [("moves", {"x": 0, "y": 0}), ("undo", {}), ("hint", {})]:
+        status, answer = call(base, "POST", f"api/games/{gid}/{path}", body)
+        assert status == 409 and "thinking" in answer["error"], answer
+    engine_game.stop()  # the engine moves now instead of using its whole second
+    mover.join(60)
+    status, after = answers[0]
+    assert status == 200 and len(after["moves"]) == 3
+    assert (0, 0) not in {(m["x"], m["y"]) for m in after["moves"]}
+
+
+def test_games_never_mix(server) -> None:
+    base, _ = server
+    one, two = new_game(base, level=3), new_game(base, level=3)
+    assert one["id"] != two["id"]
+    call(base, "POST", f"api/games/{one['id']}/moves", {"x": 8, "y": 8})
+    status, shown = call(base, "GET", f"api/games/{two['id']}")
+    assert status == 200 and len(shown["moves"]) == 1
+
+
+def test_hint_and_delete(server) -> None:
+    base, _ = server
+    game = new_game(base, level=3)
+    status, answer = call(base, "POST", f"api/games/{game['id']}/hint", {})
+    assert status == 200 and answer["moves"] == game["moves"]
+    assert (answer["hint"]["x"], answer["hint"]["y"]) != (7, 7)
+    assert answer["hint_analysis"]["side"] == "white"
+    assert call(base, "DELETE", f"api/games/{game['id']}")[0] == 200
+    assert call(base, "GET", f"api/games/{game['id']}")[0] == 404
+
+
+def test_live_games_are_bounded_and_idle_ones_dropped() -> None:
+    with running_server(max_games=2, idle_s=3600) as (base, srv):
+        first, second, third = (new_game(base, level=3) for _ in range(3))
+        assert len(srv.store) == 2
+        assert call(base, "GET", f"api/games/{first['id']}")[0] == 404  # least recently used
+        assert call(base, "GET", f"api/games/{third['id']}")[0] == 200
+    with running_server(idle_s=0.05) as (base, srv):
+        game = new_game(base, level=3)
+        time.sleep(0.2)
+        assert call(base, "GET", f"api/games/{game['id']}")[0] == 404
+        assert len(srv.store) == 0
+
+
+def test_page_and_options(server) -> None:
+    base, _ = server
+    with urllib.request.urlopen(base, timeout=30) as page:
+        html = page.read().decode()
+    assert '<canvas id="board"' in html and "/static/app.js" in html
+    assert "http" not in html.replace("http-equiv", "")  # nothing from elsewhere: offline
+    with urllib.request.urlopen(base + "static/app.js", timeout=30) as script:
+        assert script.headers["Content-Type"].startswith("text/javascript")
+    for path in ("static/../web.py", "static/nothing.js", "web.py"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(base + path, timeout=30)
+        assert err.value.code == 404
+    status, options = call(base, "GET", "api/options")
+    assert status == 200 and [lv["level"] for lv in options["levels"]] == list(range(1, 11))
+    assert options["rules"] == ["freestyle", "standard", "renju", "caro"]
+    assert {15, 20} <= set(options["sizes"])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_web_command_serves_and_stops_on_ctrl_c() -> None:
+    process = subprocess.Popen([sys.executable, "-m", "gomoku_engine", "web", "--no-open",
+                                "--port", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in process.stdout:  # "loading the engine ...", then the address
+            if line.startswith("serving the game on "):
+                break
+        url = line.split()[4]
+        assert url.startswith("http://127.0.0.1:")
+        status, options = call(url, "GET", "api/options")
+        assert status == 200 and len(options["levels"]) == 10
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=60)
+        assert process.returncode == 0 and "stopping" in out and "Traceback" not in out
+    finally:
+        process.kill()
+        process.wait()
