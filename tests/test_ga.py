@@ -246,7 +246,13 @@ def test_fifty_self_play_games_have_no_illegal_move():
     machine's load): every move legal, every result the board's five by an independent
     scan, and the games differ."""
     path = SHARED / "openings" / "freestyle15_balanced_dev.pos"
-    openings = load_openings(path, 15) if path.exists() else [[(7, 7)]]
+    if path.exists():
+        openings = load_openings(path, 15)
+    else:  # without ../shared: 50 seeded three-stone openings (the GA itself is seeded)
+        rng = np.random.default_rng(0)
+        openings = [[(int(x), int(y)) for x, y in rng.choice(
+            [(x, y) for x in range(5, 10) for y in range(5, 10)], 3, replace=False)]
+            for _ in range(50)]
     engines = [Engine(15, hash_mb=1, algorithm="ga", seed=s, ga_config=SMALL) for s in (1, 2)]
     games = set()
     for game in range(50):
