@@ -124,7 +124,7 @@ def test_bad_requests_get_400_and_change_nothing(server) -> None:
     for settings, why in [({"size": 4}, "'size'"), ({"size": 33}, "'size'"),
                           ({"level": 0}, "'level'"), ({"level": 11}, "'level'"),
                           ({"rule": "go"}, "'rule'"), ({"human": "red"}, "'human'"),
-                          ({"size": "15"}, "'size'")]:
+                          ({"size": "15"}, "'size'"), ({"opening": "swap"}, "'opening'")]:
         status, answer = call(base, "POST", "api/games", settings)
         assert status == 400 and why in answer["error"], (settings, answer)
     assert len(server[1].store) == count  # no game was made
@@ -164,6 +164,23 @@ def test_conflicts_get_409_and_change_nothing(server) -> None:
     status, back = call(base, "POST", f"api/games/{gid}/undo", {})
     assert status == 200 and back["result"] is None and back["to_move"] == "white"
     assert back["moves"] == final["moves"][:-2] and back["winning_line"] == []
+
+
+def test_lin_opening_rule(server) -> None:
+    """Lin's rule: the person's first black stone off the two outermost rows and columns
+    gets 409 and changes nothing; the engine's first black stone obeys the rule."""
+    base, _ = server
+    game = new_game(base, level=3, human="black", opening="lin")
+    assert game["opening"] == "lin" and game["moves"] == []
+    status, answer = call(base, "POST", f"api/games/{game['id']}/moves", {"x": 7, "y": 7})
+    assert status == 409 and "Lin's rule" in answer["error"], answer
+    unchanged(base, game["id"], game)
+    status, after = call(base, "POST", f"api/games/{game['id']}/moves", {"x": 1, "y": 7})
+    assert status == 200 and after["moves"][0] == {"x": 1, "y": 7, "colour": "black"}
+    engine_first = new_game(base, level=3, human="white", opening="lin")
+    x, y = engine_first["engine_move"]["x"], engine_first["engine_move"]["y"]
+    assert min(x, 14 - x) < 2 or min(y, 14 - y) < 2, (x, y)
+    assert new_game(base, level=3)["opening"] == "none"
 
 
 def test_renju_foul_gets_409(server) -> None:

@@ -385,13 +385,18 @@ def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) 
                    "when you take white).")
 @click.option("--move-ms", type=click.IntRange(100, None), default=3000, show_default=True,
               help="The engine's time limit per move.")
-def play(size: int, rule: str, level: int, colour: str, move_ms: int) -> None:
+@click.option("--opening-rule", type=click.Choice(["none", "lin"]), default="none",
+              show_default=True,
+              help="lin: black's first stone on the two outermost rows or columns "
+                   "(Lin's rule).")
+def play(size: int, rule: str, level: int, colour: str, move_ms: int,
+         opening_rule: str) -> None:
     """Play against the engine in the terminal: type moves as h8 or 7,7; undo, hint, quit."""
     from .play import COLOURS, HumanGame
     from .terminal import run
 
     game = HumanGame(size, RULES[rule], level, COLOURS[colour], move_ms=move_ms,
-                     seed=int(time.time()))
+                     seed=int(time.time()), opening=opening_rule)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
 
     def read(prompt: str) -> str:

@@ -24,6 +24,7 @@ from .engine import Engine, Limits, SearchResult
 from .errors import GomokuError, InvalidMoveError
 from .levels import LEVELS, MAX_LEVEL, MIN_LEVEL, blunder_move
 from .notation import Point, format_point, format_score
+from .opening_rules import first_move_violation
 from .rules import FOUL_NAMES, LEGAL
 from .timeman import TimeControl
 
@@ -114,17 +115,21 @@ class HumanGame:
     :param move_ms: the engine's per-move time limit (ms); the level's caps apply within it.
     :param seed: seed of a blundering level's random moves.
     :param hash_mb: the engine's transposition table (MiB).
-    :raises ValueError: on a bad size, level or colour.
+    :param opening: an opening rule of :data:`gomoku_engine.opening_rules.OPENING_RULES`:
+        under ``"lin"`` black's first stone, the person's or the engine's, must lie on the
+        two outermost rows or columns (Lin's rule).
+    :raises ValueError: on a bad size, level, colour or opening rule.
     """
 
     def __init__(self, size: int = 15, rule: Rule = Rule.FREESTYLE, level: int = 3,
                  human: int = WHITE, move_ms: float = DEFAULT_MOVE_MS, seed: int = 0,
-                 hash_mb: float = GAME_HASH_MB) -> None:
+                 hash_mb: float = GAME_HASH_MB, opening: str = "none") -> None:
         if not MIN_LEVEL <= level <= MAX_LEVEL:
             raise ValueError(f"level {level} outside {MIN_LEVEL}..{MAX_LEVEL}")
         if human not in (BLACK, WHITE):
             raise ValueError(f"colour must be 1 (black) or 2 (white), not {human}")
-        self.engine = Engine(size, rule=Rule(rule), hash_mb=hash_mb)
+        self.engine = Engine(size, rule=Rule(rule), hash_mb=hash_mb, opening_rule=opening)
+        self.opening = opening
         self.level = level
         self.human = human
         self.move_ms = move_ms
@@ -219,6 +224,10 @@ class HumanGame:
         self.check_turn()
         if board.at(x, y) != EMPTY:
             raise Refused(f"{format_point((x, y))} is occupied")
+        if board.ply == 0 and board.to_move == BLACK:
+            broken = first_move_violation(self.opening, (x, y), board.width, board.height)
+            if broken is not None:
+                raise Refused(f"black {broken}")
         foul = board.foul(x, y) if board.to_move == BLACK else LEGAL
         if foul != LEGAL:
             raise Refused(f"{format_point((x, y))} is a foul for black in renju "

@@ -6,7 +6,8 @@ data: no CDN, no build step) and the API under ``/api/`` (documented in ``docs/p
 
 =========================================  =================================================
 ``GET  /api/options``                      levels (labelled), rules, board sizes, colours
-``POST /api/games``                        ``{"size", "rule", "level", "human"}`` -> a game
+``POST /api/games``                        ``{"size", "rule", "level", "human", "opening"}``
+                                           -> a game
 ``GET  /api/games/{id}``                   the game
 ``POST /api/games/{id}/moves``             ``{"x", "y"}`` -> the game after the move and
                                            the engine's reply (``"engine_move"``)
@@ -44,6 +45,7 @@ from typing import Any
 from .constants import MAX_SIZE, MIN_SIZE
 from .errors import InvalidMoveError
 from .levels import MAX_LEVEL, MIN_LEVEL
+from .opening_rules import OPENING_RULES
 from .play import (COLOURS, COLOUR_NAMES, DEFAULT_MOVE_MS, LEVEL_LABELS, RULE_NAMES,
                    HumanGame, Refused)
 
@@ -158,6 +160,7 @@ def game_json(game_id: str, game: HumanGame, **extra: Any) -> dict[str, Any]:
         "size": game.board.width,
         "rule": game.board.rule.name.lower(),
         "level": game.level,
+        "opening": game.opening,
         "human": COLOUR_NAMES[game.human],
         "engine": COLOUR_NAMES[game.computer],
         "moves": [{"x": x, "y": y, "colour": COLOUR_NAMES[c]} for x, y, c in view.stones],
@@ -205,7 +208,9 @@ class Api:
                            for n in range(MIN_LEVEL, MAX_LEVEL + 1)],
                 "rules": list(RULE_NAMES), "sizes": list(PAGE_SIZES),
                 "min_size": MIN_SIZE, "max_size": MAX_SIZE, "colours": list(COLOURS),
-                "defaults": {"size": 15, "rule": "freestyle", "level": 3, "human": "white"}}
+                "openings": list(OPENING_RULES),
+                "defaults": {"size": 15, "rule": "freestyle", "level": 3, "human": "white",
+                             "opening": "none"}}
 
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
         size = _int_field(body, "size", MIN_SIZE, MAX_SIZE, 15)
@@ -216,8 +221,13 @@ class Api:
         human = _field(body, "human", "white")
         if human not in COLOURS:
             raise ApiError(400, f"'human' must be 'black' or 'white', not {human!r}")
+        opening = _field(body, "opening", "none")
+        if opening not in OPENING_RULES:
+            raise ApiError(400, f"'opening' must be one of {', '.join(OPENING_RULES)}, "
+                                f"not {opening!r}")
         game = HumanGame(size, RULE_NAMES[rule], level, COLOURS[human],
-                         move_ms=self.store.move_ms, seed=secrets.randbits(32))
+                         move_ms=self.store.move_ms, seed=secrets.randbits(32),
+                         opening=opening)
         with game.lock:
             game_id = self.store.add(game)
             move = self.store.think(game.start)

@@ -236,6 +236,7 @@
     $("colour").value = game.human;
     $("level").value = String(game.level);
     $("rule").value = game.rule;
+    $("opening").value = game.opening;
     if (![...$("size").options].some((o) => o.value === String(game.size))) {
       const option = document.createElement("option");
       option.value = String(game.size);
@@ -277,6 +278,7 @@
       level: Number($("level").value),
       rule: $("rule").value,
       size: Number($("size").value),
+      opening: $("opening").value,
     };
     const previous = game;
     run(async () => {
@@ -338,6 +340,8 @@
     fill("level", options.levels.map((l) => ({ value: String(l.level), label: l.label })),
       options.defaults.level);
     fill("rule", options.rules.map((r) => ({ value: r, label: r })), options.defaults.rule);
+    fill("opening", options.openings.map((o) => ({
+      value: o, label: o === "lin" ? "Lin's rule" : "free" })), options.defaults.opening);
     fill("size", options.sizes.map((s) => ({ value: String(s), label: s + "×" + s })),
       options.defaults.size);
     showAnalysis.checked = localStorage.getItem("gomoku-analysis") === "1";
