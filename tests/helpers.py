@@ -87,9 +87,24 @@ def five_through(stone_at: Callable[[int, int], int], width: int, height: int, p
 
 def has_five(board: Board, colour: int) -> bool:
     """Slow scan of the whole board: has ``colour`` a winning line under the board's rule?"""
-    exact, caro = board.rule.exact_five(colour), board.rule.caro
-    return any(five_through(board.at, board.width, board.height, (x, y), colour, exact, caro)
-               for x, y, c in board.stones() if c == colour)
+    return stones_have_five(board.stones(), colour, board.width, board.height,
+                            board.rule.exact_five(colour), board.rule.caro)
+
+
+def stones_have_five(stones: Iterable[tuple[int, int, int]], colour: int, width: int,
+                     height: int, exact: bool = False, caro: bool = False) -> bool:
+    """:func:`has_five` for stones not on a :class:`Board` (e.g. a BOARD command's).
+
+    :param stones: ``(x, y, colour)``, on the ``width`` x ``height`` board, no point twice.
+    :param exact, caro: as for :func:`five_through`; by default five or more in a row wins.
+    """
+    at = {(x, y): c for x, y, c in stones}
+
+    def stone_at(x: int, y: int) -> int:
+        return at.get((x, y), 0)
+
+    return any(five_through(stone_at, width, height, point, colour, exact, caro)
+               for point, c in at.items() if c == colour)
 
 
 def five_points(board: Board, colour: int, near: Point | None = None) -> list[Point]:

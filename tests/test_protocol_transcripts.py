@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import stones_have_five
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "protocol_examples"
 TRANSCRIPTS = sorted(EXAMPLES.glob("*.txt"))
@@ -51,12 +53,6 @@ _PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
 _ABOUT_PAIR = re.compile(r'(\w+)="([^"]*)"')
 
 Point = tuple[int, int]
-
-
-def _five_in_a_row(points: set[Point]) -> bool:
-    """Five or more of ``points`` in a row (the transcripts' BOARDs hold no overline)."""
-    return any(all((x + k * dx, y + k * dy) in points for k in range(5))
-               for x, y in points for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)))
 
 
 # --- running the engine --------------------------------------------------------------------
@@ -366,8 +362,7 @@ class Tracker:
                       and all(f in (1, 2) for _, _, f in stones)
                       and len(set(points)) == len(points)
                       and all(self._on_board(p) for p in points)
-                      and not any(_five_in_a_row({(x, y) for x, y, g in stones if g == f})
-                                  for f in (1, 2)))
+                      and not any(stones_have_five(stones, f, *self.size) for f in (1, 2)))
         if self.valid:
             self.stones = set(points)
 
