@@ -14,7 +14,7 @@ from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.notation import parse_moves
 from gomoku_engine.rules import DOUBLE_FOUR, DOUBLE_THREE, LEGAL, OVERLINE
 
-from helpers import board_with, has_five, shared_params
+from helpers import board_with, engine_with, has_five, shared_params
 
 FOUL_CODES = {"double_three": DOUBLE_THREE, "double_four": DOUBLE_FOUR, "overline": OVERLINE}
 #: Random positions compared with the ``renju`` referee (the closing note's 10,000-position
@@ -171,11 +171,9 @@ def test_engine_never_plays_a_foul_even_to_win():
 def test_white_wins_by_a_four_whose_block_is_a_foul():
     # Black's j8 (9,7) is a double four; white's i7 makes the four f4 g5 h6 i7 (e3 is
     # black) whose only five point is j8: black cannot block it, so it wins like a five.
-    engine = Engine(15, rule=Rule.RENJU, hash_mb=4)
     black = [(6, 7), (7, 7), (8, 7), (9, 4), (9, 5), (9, 6), (1, 1), (1, 13), (4, 2)]
     white = [(5, 3), (6, 4), (7, 5), (13, 13), (13, 1), (0, 7), (14, 7), (3, 13)]
-    engine.board.set_stones([(x, y, BLACK) for x, y in black]
-                            + [(x, y, WHITE) for x, y in white], to_move=WHITE)
+    engine = engine_with(black, white, WHITE, rule=Rule.RENJU)
     assert engine.board.foul(9, 7) == DOUBLE_FOUR
     result = engine.search(Limits(depth=4))
     assert result.move == (8, 6)

@@ -22,11 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gomoku_engine.board import Board
 from gomoku_engine.constants import BLACK, Rule
 from gomoku_engine.protocol import MEMORY_RESERVE_MB, ProtocolLoop
 
-from helpers import stone_list
+from helpers import board_with
 from test_position import check_against_reference
 from test_protocol_transcripts import (WARM_TIMEOUT, LiveEngine, _MOVE, live,  # noqa: F401
                                        run_session, split_output)
@@ -139,8 +138,7 @@ def test_takeback_under_renju_leaves_the_recomputed_state():
                            "TAKEBACK 8,11\nTAKEBACK 8,10\nYXSHOWFORBID\n")
     assert lines == ["OK", "FORBID 0608.", "OK", "OK", "FORBID ."], lines
     board = loop._engine.board
-    fresh = Board(15, rule=Rule.RENJU)
-    fresh.set_stones(stone_list(RENJU_BLACK[:3], RENJU_WHITE[:3]), to_move=BLACK)
+    fresh = board_with(RENJU_BLACK[:3], RENJU_WHITE[:3], BLACK, rule=Rule.RENJU)
     assert sorted(board.stones()) == sorted(fresh.stones())
     assert board.to_move == fresh.to_move == BLACK
     assert board.key() == fresh.key() and board.foul_points() == fresh.foul_points() == []
