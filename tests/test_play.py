@@ -145,7 +145,7 @@ def test_a_full_board_is_a_draw() -> None:
     rows = ["XXOOX", "OOXXO", "XXOOX", "OOXXO", "XXOO."]
     stones = [(x, y, BLACK if c == "X" else WHITE)
               for y, row in enumerate(rows) for x, c in enumerate(row) if c != "."]
-    game.board.set_stones(stones, to_move=WHITE)
+    game.board.set_stones(stones, to_move=WHITE)  # the game's own board: no board_with
     assert game.result is None and not game.over
     game.play(4, 4)
     assert game.result == "draw" and game.over and game.winning_line() == []

@@ -144,6 +144,7 @@ def test_board_is_unchanged_by_search():
 
 
 def test_white_and_black_to_move_from_set_stones():
+    # Board.set_stones itself (its to_move, stones in this order) is under test: no board_with
     engine = Engine(15, hash_mb=1)
     engine.board.set_stones([(7, 7, BLACK), (8, 8, WHITE), (7, 8, BLACK)], to_move=WHITE)
     assert engine.board.to_move == WHITE
