@@ -6,7 +6,11 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -194,3 +198,135 @@ def replay(record, size: int = 15, rule: Rule = Rule.FREESTYLE) -> Board:
 def random_brain(*args: str) -> list[str]:
     """``tests/engines/random_brain.py`` with its options (``--seed``, ``--delay-ms``, ...)."""
     return [sys.executable, str(ENGINES / "random_brain.py"), *args]
+
+
+# --- the engine as a protocol subprocess ----------------------------------------------------
+#: Longest wait for a whole transcript session, seconds. It includes the compile of the
+#: numba kernels (10-30 s) when their on-disk cache is cold; ``make test`` warms it first.
+SESSION_TIMEOUT = 60.0
+#: Longest wait for the first reply that needs the kernels, in the live-process tests.
+WARM_TIMEOUT = 120.0
+#: a move reply, ``x,y``
+MOVE = re.compile(r"(\d+),(\d+)")
+
+
+def engine_command(*python_flags: str) -> list[str]:
+    """:data:`ENGINE` run with these flags of the Python interpreter (``-W error``, ...)."""
+    return [sys.executable, *python_flags, "-m", "gomoku_engine"]
+
+
+def run_session(data: bytes, cwd: Path, python_flags: tuple[str, ...] = (),
+                timeout: float = SESSION_TIMEOUT) -> tuple[int, bytes, bytes]:
+    """Write ``data`` at once, close stdin, read all output until EOF.
+
+    Returns ``(exit code, stdout, stderr)``.
+    """
+    proc = subprocess.Popen(engine_command(*python_flags), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+    try:
+        out, err = proc.communicate(data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"engine did not finish within {timeout} s\n"
+                    f"stdout so far:\n{out.decode('ascii', 'replace')}")
+    return proc.returncode, out, err
+
+
+def split_output(out: bytes) -> list[str]:
+    """The stdout lines; also checks that every line ends with a bare LF."""
+    assert b"\r" not in out, f"CR in the engine's output: {out!r}"
+    text = out.decode("ascii", "replace")
+    if text:
+        assert text.endswith("\n"), f"last output line not terminated: {text[-80:]!r}"
+    return text.splitlines()
+
+
+class LiveEngine:
+    """An engine process driven line by line, with a timestamped stdout reader."""
+
+    def __init__(self, cwd: Path, *python_flags: str) -> None:
+        self.proc = subprocess.Popen(engine_command(*python_flags), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     cwd=cwd, bufsize=0)
+        self.lines: list[tuple[float, str]] = []
+        self._cond = threading.Condition()
+        self._eof = False
+        self._stderr = b""
+        self._threads = [threading.Thread(target=self._pump, daemon=True),
+                         threading.Thread(target=self._drain_stderr, daemon=True)]
+        for thread in self._threads:
+            thread.start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            with self._cond:
+                self.lines.append((time.perf_counter(), raw.decode("ascii", "replace")))
+                self._cond.notify_all()
+        with self._cond:
+            self._eof = True
+            self._cond.notify_all()
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        self._stderr = self.proc.stderr.read()
+
+    def send(self, text: str) -> float:
+        """Write ``text`` in one write; returns the time it was written."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text.encode("ascii"))
+        self.proc.stdin.flush()
+        return time.perf_counter()
+
+    def mark(self) -> int:
+        """The number of lines read so far (for :meth:`wait_line`)."""
+        with self._cond:
+            return len(self.lines)
+
+    def wait_line(self, predicate, timeout: float, start: int = 0) -> tuple[float, str]:
+        """The first line from index ``start`` on (without its newline) that satisfies
+        ``predicate``, and the time it was read."""
+        deadline = time.perf_counter() + timeout
+        seen = start
+        with self._cond:
+            while True:
+                for stamp, raw in self.lines[seen:]:
+                    if predicate(raw.rstrip("\n")):
+                        return stamp, raw.rstrip("\n")
+                seen = len(self.lines)
+                left = deadline - time.perf_counter()
+                if self._eof or left <= 0:
+                    raise AssertionError(f"no such line within {timeout} s; output so far: "
+                                         f"{[raw for _, raw in self.lines]}")
+                self._cond.wait(left)
+
+    def output(self) -> str:
+        with self._cond:
+            return "".join(raw for _, raw in self.lines)
+
+    def finish(self, timeout: float = 5.0) -> tuple[str, bytes]:
+        """After the process has exited: all of stdout, and stderr."""
+        for thread in self._threads:
+            thread.join(timeout)
+        return self.output(), self._stderr
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture
+def live(tmp_path: Path):
+    """``live(*python_flags)`` starts a :class:`LiveEngine`; each is killed after the test."""
+    engines: list[LiveEngine] = []
+
+    def make(*python_flags: str) -> LiveEngine:
+        engine = LiveEngine(tmp_path, *python_flags)
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.close()

@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from helpers import stones_have_five
+from helpers import (MOVE, WARM_TIMEOUT, LiveEngine, live,  # noqa: F401 (a fixture)
+                     run_session, split_output, stones_have_five)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "protocol_examples"
@@ -31,12 +29,6 @@ TRANSCRIPTS = sorted(EXAMPLES.glob("*.txt"))
 #: Transcripts that show an engine bug: they must fail until the bug is fixed.
 KNOWN_BUGS: dict[str, str] = {}
 
-#: Longest wait for a whole transcript session, seconds. It includes the compile of the
-#: numba kernels (10-30 s) when their on-disk cache is cold; ``make test`` warms it first.
-SESSION_TIMEOUT = 60.0
-#: Longest wait for the first reply that needs the kernels, in the live-process tests.
-WARM_TIMEOUT = 120.0
-
 #: Command words the engine knows. A BOARD block cut short by one of them is rejected.
 COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
             "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
@@ -44,7 +36,6 @@ COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD"
 MIN_SIZE, MAX_SIZE = 5, 32
 ABOUT_KEYS = {"name", "version", "author", "country", "www"}
 
-_MOVE = re.compile(r"(\d+),(\d+)")
 _MOVES = re.compile(r"\d+,\d+( \d+,\d+){1,2}")  # a SWAP2BOARD answer of 2 or 3 stones
 _FORBID = re.compile(r"FORBID (\d{4})*\.")
 #: expectations that list moves: "ONE OF 6,7 11,7" (one of them), "NOT 6,8" (none of them)
@@ -55,34 +46,12 @@ _ABOUT_PAIR = re.compile(r'(\w+)="([^"]*)"')
 Point = tuple[int, int]
 
 
-# --- running the engine --------------------------------------------------------------------
-def engine_command(*python_flags: str) -> list[str]:
-    return [sys.executable, *python_flags, "-m", "gomoku_engine"]
-
-
-def run_session(data: bytes, cwd: Path, python_flags: tuple[str, ...] = (),
-                timeout: float = SESSION_TIMEOUT) -> tuple[int, bytes, bytes]:
-    """Write ``data`` at once, close stdin, read all output until EOF.
-
-    Returns ``(exit code, stdout, stderr)``.
-    """
-    proc = subprocess.Popen(engine_command(*python_flags), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
-    try:
-        out, err = proc.communicate(data, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        pytest.fail(f"engine did not finish within {timeout} s\n"
-                    f"stdout so far:\n{out.decode('ascii', 'replace')}")
-    return proc.returncode, out, err
-
-
+# --- the engine's output (run by helpers.run_session and helpers.LiveEngine) -------------
 def protocol_problem(line: str) -> str | None:
     """Why ``line`` is not a line a manager can read, or None if it is fine."""
     if not line.isascii() or not line.replace("\t", " ").isprintable():
         return "non-ASCII or control characters"
-    if line in ("OK", "SWAP") or _MOVE.fullmatch(line) or _MOVES.fullmatch(line):
+    if line in ("OK", "SWAP") or MOVE.fullmatch(line) or _MOVES.fullmatch(line):
         return None
     if line.startswith("FORBID"):
         return None if _FORBID.fullmatch(line) else "FORBID needs 4-digit points and a '.'"
@@ -110,15 +79,6 @@ def about_problem(line: str) -> str | None:
     if not set(keys) <= ABOUT_KEYS:
         return f"ABOUT has keys outside {sorted(ABOUT_KEYS)}: {keys}"
     return None
-
-
-def split_output(out: bytes) -> list[str]:
-    """The stdout lines; also checks that every line ends with a bare LF."""
-    assert b"\r" not in out, f"CR in the engine's output: {out!r}"
-    text = out.decode("ascii", "replace")
-    if text:
-        assert text.endswith("\n"), f"last output line not terminated: {text[-80:]!r}"
-    return text.splitlines()
 
 
 def assert_protocol_output(lines: list[str]) -> None:
@@ -156,11 +116,11 @@ class Expect:
         if self.kind == "prefix":
             return line.startswith(self.value)
         if self.kind == "move":
-            return _MOVE.fullmatch(line) is not None
+            return MOVE.fullmatch(line) is not None
         if self.kind == "not":
-            return _MOVE.fullmatch(line) is not None and line not in self.choices
+            return MOVE.fullmatch(line) is not None and line not in self.choices
         if self.kind == "swap2":
-            return line == "SWAP" or bool(_MOVE.fullmatch(line) or _MOVES.fullmatch(line))
+            return line == "SWAP" or bool(MOVE.fullmatch(line) or _MOVES.fullmatch(line))
         return line in self.choices
 
     @property
@@ -214,7 +174,7 @@ def parse_transcript(path: Path) -> Transcript:
                 expect = Expect(text.lower(), text, (), lineno)
             elif prefix is not None:
                 choices = tuple(text[len(prefix):].split())
-                if not choices or not all(_MOVE.fullmatch(c) for c in choices):
+                if not choices or not all(MOVE.fullmatch(c) for c in choices):
                     raise ValueError(f"{where}: {prefix.strip()} needs moves x,y")
                 expect = Expect(_MOVE_LISTS[prefix], text, choices, lineno)
             elif text.endswith("*"):
@@ -390,7 +350,7 @@ class Tracker:
                 raise TrackError(f"FORBID lists a point that is off the board or taken: {line}")
             self.pending = None
             return
-        move = _MOVE.fullmatch(line)
+        move = MOVE.fullmatch(line)
         if line == "OK":
             if command not in ("START", "RECTSTART", "RESTART", "TAKEBACK") or not valid:
                 raise TrackError(f"OK after {command} (judged {'valid' if valid else 'invalid'})")
@@ -499,95 +459,6 @@ def test_transcript(path: Path, tmp_path: Path) -> None:
     assert code == 0, f"exit code {code}"
 
 
-class LiveEngine:
-    """An engine process driven line by line, with a timestamped stdout reader."""
-
-    def __init__(self, cwd: Path, *python_flags: str) -> None:
-        self.proc = subprocess.Popen(engine_command(*python_flags), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     cwd=cwd, bufsize=0)
-        self.lines: list[tuple[float, str]] = []
-        self._cond = threading.Condition()
-        self._eof = False
-        self._stderr = b""
-        self._threads = [threading.Thread(target=self._pump, daemon=True),
-                         threading.Thread(target=self._drain_stderr, daemon=True)]
-        for thread in self._threads:
-            thread.start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            with self._cond:
-                self.lines.append((time.perf_counter(), raw.decode("ascii", "replace")))
-                self._cond.notify_all()
-        with self._cond:
-            self._eof = True
-            self._cond.notify_all()
-
-    def _drain_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        self._stderr = self.proc.stderr.read()
-
-    def send(self, text: str) -> float:
-        """Write ``text`` in one write; returns the time it was written."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(text.encode("ascii"))
-        self.proc.stdin.flush()
-        return time.perf_counter()
-
-    def mark(self) -> int:
-        """The number of lines read so far (for :meth:`wait_line`)."""
-        with self._cond:
-            return len(self.lines)
-
-    def wait_line(self, predicate, timeout: float, start: int = 0) -> tuple[float, str]:
-        """The first line from index ``start`` on (without its newline) that satisfies
-        ``predicate``, and the time it was read."""
-        deadline = time.perf_counter() + timeout
-        seen = start
-        with self._cond:
-            while True:
-                for stamp, raw in self.lines[seen:]:
-                    if predicate(raw.rstrip("\n")):
-                        return stamp, raw.rstrip("\n")
-                seen = len(self.lines)
-                left = deadline - time.perf_counter()
-                if self._eof or left <= 0:
-                    raise AssertionError(f"no such line within {timeout} s; output so far: "
-                                         f"{[raw for _, raw in self.lines]}")
-                self._cond.wait(left)
-
-    def output(self) -> str:
-        with self._cond:
-            return "".join(raw for _, raw in self.lines)
-
-    def finish(self, timeout: float = 5.0) -> tuple[str, bytes]:
-        """After the process has exited: all of stdout, and stderr."""
-        for thread in self._threads:
-            thread.join(timeout)
-        return self.output(), self._stderr
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-
-
-@pytest.fixture
-def live(tmp_path: Path):
-    engines: list[LiveEngine] = []
-
-    def make(*python_flags: str) -> LiveEngine:
-        engine = LiveEngine(tmp_path, *python_flags)
-        engines.append(engine)
-        return engine
-
-    yield make
-    for engine in engines:
-        engine.close()
-
-
 #: A quiet middle-game position: nobody has a three, so the search runs its full time.
 QUIET_BOARD = "BOARD\n7,7,1\n8,8,2\n8,7,1\n6,8,2\nDONE\n"
 QUIET_STONES = {(7, 7), (8, 8), (8, 7), (6, 8)}
@@ -640,7 +511,7 @@ def test_yxstop_alone_during_search_returns_the_move(live) -> None:
     stamp, line = engine.wait_line(lambda text: not text.startswith("MESSAGE"), timeout=5,
                                    start=start)
     assert stamp - sent < STOP_WITHIN_S, f"move {stamp - sent:.3f} s after YXSTOP"
-    move = _MOVE.fullmatch(line)
+    move = MOVE.fullmatch(line)
     assert move, f"not a move: {line!r}"
     point = (int(move.group(1)), int(move.group(2)))
     assert 0 <= point[0] < 15 and 0 <= point[1] < 15 and point not in QUIET_STONES
@@ -649,7 +520,7 @@ def test_yxstop_alone_during_search_returns_the_move(live) -> None:
     engine.send("INFO show_detail 0\nINFO max_depth 2\nTURN 0,0\n")
     _, reply = engine.wait_line(lambda text: not text.startswith("MESSAGE"), timeout=10,
                                 start=start)
-    assert _MOVE.fullmatch(reply), reply
+    assert MOVE.fullmatch(reply), reply
     reply_point = tuple(int(n) for n in reply.split(","))
     assert reply_point not in QUIET_STONES | {point, (0, 0)}
     engine.proc.stdin.close()

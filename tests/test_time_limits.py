@@ -25,10 +25,9 @@ import numpy as np
 from gomoku_engine.constants import BLACK, Rule
 from gomoku_engine.protocol import MEMORY_RESERVE_MB, ProtocolLoop
 
-from helpers import board_with
+from helpers import (MOVE, WARM_TIMEOUT, LiveEngine, board_with, live,  # noqa: F401 (a fixture)
+                     run_session, split_output)
 from test_position import check_against_reference
-from test_protocol_transcripts import (WARM_TIMEOUT, LiveEngine, _MOVE, live,  # noqa: F401
-                                       run_session, split_output)
 
 _TM = re.compile(r"MESSAGE depth .* tm (\d+) pv")
 #: Quiet positions (nobody has a three, so a search runs until its time is up), as BOARD
@@ -48,7 +47,7 @@ def timed_moves(engine: LiveEngine, commands: list[str]) -> list[tuple[tuple[int
         engine.send(command)
         _, line = engine.wait_line(lambda text: not text.startswith("MESSAGE"), timeout=60,
                                    start=start)
-        assert _MOVE.fullmatch(line), line
+        assert MOVE.fullmatch(line), line
         summaries = [_TM.match(raw) for _, raw in engine.lines[start:]]
         times = [int(m.group(1)) for m in summaries if m]
         assert len(times) == 1, engine.lines[start:]
@@ -155,6 +154,6 @@ def test_swap1_answers_swap_or_one_stone_through_the_protocol(tmp_path: Path):
     assert code == 0 and err == b""
     replies = [line for line in split_output(out) if not line.startswith("MESSAGE")]
     assert replies[0] == "OK" and len(replies) == 2, replies
-    assert replies[1] == "SWAP" or _MOVE.fullmatch(replies[1]), replies
+    assert replies[1] == "SWAP" or MOVE.fullmatch(replies[1]), replies
     if replies[1] != "SWAP":
         assert tuple(int(v) for v in replies[1].split(",")) not in {(7, 7), (8, 8), (9, 9)}
