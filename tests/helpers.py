@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -14,12 +15,18 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, WHITE, Rule
+from gomoku_engine.constants import BLACK, EMPTY, N_THREATS, T_NONE, WHITE, Rule
 from gomoku_engine.engine import Engine
+from gomoku_engine.evaluation import (
+    combination_tables, reference_evaluation, reference_point_patterns,
+)
 from gomoku_engine.notation import parse_moves
+from gomoku_engine.position import evaluate
+from gomoku_engine.rules import foul_type
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -192,6 +199,54 @@ def replay(record, size: int = 15, rule: Rule = Rule.FREESTYLE) -> Board:
         assert board.to_move == move.colour
         board.play(*move.point)
     return board
+
+
+# --- incremental state against a recomputation ----------------------------------------------
+def reference_zobrist(board: Board) -> int:
+    """The Zobrist key of ``board`` recomputed from its stones."""
+    key = np.uint64(0)
+    z = board.tables.zobrist
+    for x, y, colour in board.stones():
+        key ^= z[colour, board.geometry.index(x, y)] ^ z[0, 0]
+    return int(key)
+
+
+@functools.cache
+def _threat_table() -> np.ndarray:
+    """The threat class of each combination of four line patterns (read-only)."""
+    return combination_tables()[0]
+
+
+def check_against_reference(board: Board) -> None:
+    """Every incrementally kept array of ``board`` equals its recomputation from scratch
+    (evaluation, line patterns, threats and their counts, renju fouls, key, neighbourhood)."""
+    pos, g, threats = board.position, board.geometry, _threat_table()
+    black, white, score = reference_evaluation(g, pos.cells, board.rule, board.to_move)
+    assert list(pos.value_sum) == [black, white]
+    assert evaluate(pos) == score
+    counts = np.zeros((2, N_THREATS), np.int64)
+    for cell in g.points:
+        if pos.cells[cell] != EMPTY:
+            assert pos.threat[0, cell] == pos.threat[1, cell] == 0
+            continue
+        for side, colour in enumerate((BLACK, WHITE)):
+            patterns = reference_point_patterns(g, pos.cells, board.rule, int(cell), colour)
+            assert list(pos.patterns[side, cell]) == patterns
+            code = sum(p << (4 * d) for d, p in enumerate(patterns))
+            threat = threats[code]
+            if side == 0 and board.rule == Rule.RENJU:
+                foul = foul_type(pos.cells.copy(), g.directions, int(cell))
+                assert pos.foul[cell] == foul
+                if foul:
+                    threat = T_NONE
+            assert pos.threat[side, cell] == threat
+            counts[side, threat] += 1
+    assert (pos.threat_count == counts).all()
+    assert board.key() == reference_zobrist(board)
+    near = np.zeros_like(pos.near)
+    for x, y, _ in board.stones():
+        near[g.index(x, y) + g.neighbourhood] += 1
+    assert (pos.near == near).all()
 
 
 # --- fake engines ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Incremental make/unmake against from-scratch recomputation (property tests)."""
+"""Incremental make/unmake against from-scratch recomputation (property tests; the
+recomputation is :func:`helpers.check_against_reference`)."""
 
 from __future__ import annotations
 
@@ -7,55 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, EMPTY, N_THREATS, T_NONE, WHITE, Rule
-from gomoku_engine.evaluation import (
-    combination_tables, reference_evaluation, reference_point_patterns,
-)
-from gomoku_engine.position import evaluate
-from gomoku_engine.rules import foul_type
+from gomoku_engine.constants import BLACK, Rule
 
-from helpers import has_five
-
-_THREAT, _VALUE, _FOUL = combination_tables()
-
-
-def reference_zobrist(board: Board) -> int:
-    key = np.uint64(0)
-    z = board.tables.zobrist
-    for x, y, colour in board.stones():
-        key ^= z[colour, board.geometry.index(x, y)] ^ z[0, 0]
-    return int(key)
-
-
-def check_against_reference(board: Board) -> None:
-    pos, g = board.position, board.geometry
-    black, white, score = reference_evaluation(g, pos.cells, board.rule, board.to_move)
-    assert list(pos.value_sum) == [black, white]
-    assert evaluate(pos) == score
-    counts = np.zeros((2, N_THREATS), np.int64)
-    for cell in g.points:
-        if pos.cells[cell] != EMPTY:
-            assert pos.threat[0, cell] == pos.threat[1, cell] == 0
-            continue
-        for side, colour in enumerate((BLACK, WHITE)):
-            patterns = reference_point_patterns(g, pos.cells, board.rule, int(cell), colour)
-            assert list(pos.patterns[side, cell]) == patterns
-            code = sum(p << (4 * d) for d, p in enumerate(patterns))
-            threat = _THREAT[code]
-            if side == 0 and board.rule == Rule.RENJU:
-                foul = foul_type(pos.cells.copy(), g.directions, int(cell))
-                assert pos.foul[cell] == foul
-                if foul:
-                    threat = T_NONE
-            assert pos.threat[side, cell] == threat
-            counts[side, threat] += 1
-    assert (pos.threat_count == counts).all()
-    assert board.key() == reference_zobrist(board)
-    near = np.zeros_like(pos.near)
-    for x, y, _ in board.stones():
-        near[g.index(x, y) + g.neighbourhood] += 1
-    assert (pos.near == near).all()
-
+from helpers import check_against_reference, has_five
 
 moves = st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), min_size=1, max_size=40)
 

@@ -25,9 +25,9 @@ import numpy as np
 from gomoku_engine.constants import BLACK, Rule
 from gomoku_engine.protocol import MEMORY_RESERVE_MB, ProtocolLoop
 
-from helpers import (MOVE, WARM_TIMEOUT, LiveEngine, board_with, live,  # noqa: F401 (a fixture)
+from helpers import (MOVE, WARM_TIMEOUT, LiveEngine, board_with, check_against_reference,
                      run_session, split_output)
-from test_position import check_against_reference
+from helpers import live  # noqa: F401 (a fixture)
 
 _TM = re.compile(r"MESSAGE depth .* tm (\d+) pv")
 #: Quiet positions (nobody has a three, so a search runs until its time is up), as BOARD
