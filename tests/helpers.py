@@ -142,6 +142,39 @@ def five_points(board: Board, colour: int, near: Point | None = None) -> list[Po
     return points
 
 
+# --- threat sequences ----------------------------------------------------------------------
+#: The node budget of a VCF solve (nodes, not time, so that a loaded machine cannot change a
+#: result): ~25 times the most a shared VCF puzzle needs (1,330 nodes over the 8
+#: symmetries), measured on 2026-11-24 at 9239358.
+VCF_NODES = 50_000
+
+
+def check_vcf_line(board: Board, line) -> None:
+    """Every attacker move is a four (or the five), every defender move the forced block."""
+    attacker = board.to_move
+    defender = 3 - attacker
+    board = board.copy()
+    for i, (x, y) in enumerate(line):
+        if i % 2 == 0:
+            threats_before = five_points(board, defender)
+            board.play(x, y, attacker)
+            if board.winner == attacker:
+                assert i == len(line) - 1, "the five must end the line"
+                return
+            assert not threats_before or (x, y) in threats_before, "a defender four was ignored"
+            assert five_points(board, attacker), f"attacker move {(x, y)} is not a four"
+            assert not five_points(board, defender), "the defender could make five instead"
+        else:
+            forced = five_points(board, attacker)
+            if defender == BLACK and len(forced) == 1 and board.foul(*forced[0]):
+                # renju: black may not block on a foul, so any move loses
+                assert (x, y) != forced[0]
+            else:
+                assert (x, y) in forced and len(forced) <= 2, f"defender move {(x, y)} not forced"
+            board.play(x, y, defender)
+    pytest.fail("the line does not end in a five")
+
+
 # --- positions ---------------------------------------------------------------------------------
 def stone_list(black: Iterable[Point], white: Iterable[Point]) -> list[tuple[int, int, int]]:
     """``(x, y, colour)`` of the black and the white stones."""

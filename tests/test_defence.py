@@ -14,8 +14,8 @@ import pytest
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.position import pass_move
 
-from helpers import five_points, load_jsonl, shared_engine, shared_params
-from test_threats import VCF_NODES, check_vcf_line
+from helpers import (VCF_NODES, check_vcf_line, five_points, load_jsonl, shared_engine,
+                     shared_params)
 
 #: The "defend" positions of tactics_dev.jsonl in which the opponent threatens a VCF: the
 #: set is fixed here, not chosen by timed solves at collection time (which could drop

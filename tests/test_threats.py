@@ -13,7 +13,8 @@ from gomoku_engine.constants import BLACK, WHITE, Rule
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.threats import THREAT_DEPTH, THREAT_LIMIT, VCT_PASSES
 
-from helpers import RULES, engine_with, five_points, load_jsonl, shared_params
+from helpers import (RULES, VCF_NODES, check_vcf_line, engine_with, five_points, load_jsonl,
+                     shared_params)
 
 
 def symmetries(size: int):
@@ -24,32 +25,6 @@ def symmetries(size: int):
         lambda x, y: (n - x, n - y), lambda x, y: (y, x), lambda x, y: (n - y, x),
         lambda x, y: (y, n - x), lambda x, y: (n - y, n - x),
     ]
-
-
-def check_vcf_line(board: Board, line) -> None:
-    """Every attacker move is a four (or the five), every defender move the forced block."""
-    attacker = board.to_move
-    defender = 3 - attacker
-    board = board.copy()
-    for i, (x, y) in enumerate(line):
-        if i % 2 == 0:
-            threats_before = five_points(board, defender)
-            board.play(x, y, attacker)
-            if board.winner == attacker:
-                assert i == len(line) - 1, "the five must end the line"
-                return
-            assert not threats_before or (x, y) in threats_before, "a defender four was ignored"
-            assert five_points(board, attacker), f"attacker move {(x, y)} is not a four"
-            assert not five_points(board, defender), "the defender could make five instead"
-        else:
-            forced = five_points(board, attacker)
-            if defender == BLACK and len(forced) == 1 and board.foul(*forced[0]):
-                # renju: black may not block on a foul, so any move loses
-                assert (x, y) != forced[0]
-            else:
-                assert (x, y) in forced and len(forced) <= 2, f"defender move {(x, y)} not forced"
-            board.play(x, y, defender)
-    pytest.fail("the line does not end in a five")
 
 
 def reference_vcf(board: Board, attacker: int, depth: int) -> bool:
@@ -85,9 +60,8 @@ def reference_vcf(board: Board, attacker: int, depth: int) -> bool:
 # --- shared puzzles ------------------------------------------------------------------------
 #: Solves are budgeted by nodes, not time, so that a loaded machine cannot change a result.
 #: The budgets are ~25 times the most a VCF puzzle needs (1,330 nodes over the 8
-#: symmetries) and ~2.5 times the most a solved VCT test puzzle needs (158,000 nodes for
-#: test_vct_fukumi_move), measured on 2026-11-24 at 9239358.
-VCF_NODES = 50_000
+#: symmetries; helpers.VCF_NODES) and ~2.5 times the most a solved VCT test puzzle needs
+#: (158,000 nodes for test_vct_fukumi_move), measured on 2026-11-24 at 9239358.
 VCT_NODES = 400_000
 #: VCT puzzles the solver does not prove (issue 3 is open): strict, so a puzzle that starts
 #: to pass must be taken off this list (neither was proven in 20 s, ~2.3 million nodes).
