@@ -1,6 +1,11 @@
 """Helpers shared by the tests: the one five-in-a-row detector, the one stone-setup builder,
-``replay`` of a refereed game, ``engine_after`` a sequence of moves, the one fake engine
-(``engines/random_brain.py``, scriptable), and the shared data beside the checkout (``../shared``), which is loudly skipped when absent.
+``replay`` of a refereed game, ``engine_after`` a sequence of moves, the one VCF-line check,
+the one recomputation of a board's incremental state, the engine as a protocol subprocess
+(``run_session``, ``LiveEngine`` and the ``live`` fixture), the one fake engine
+(``engines/random_brain.py``, scriptable), and the shared data beside the checkout
+(``../shared``), which is loudly skipped when absent.
+
+Test modules import from here, never from one another.
 """
 
 from __future__ import annotations
