@@ -285,9 +285,13 @@ def test_page_and_options(server) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 def test_web_command_serves_and_stops_on_ctrl_c() -> None:
+    # A shell without job control starts background commands with SIGINT ignored, and a
+    # child inherits that (then Python installs no KeyboardInterrupt): the server gets
+    # the default disposition, as in a terminal, whatever ran the tests.
     process = subprocess.Popen([sys.executable, "-m", "gomoku_engine", "web", "--no-open",
                                 "--port", "0"], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+                               stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for line in process.stdout:  # "loading the engine ...", then the address
             if line.startswith("serving the game on "):
