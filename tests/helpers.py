@@ -1,11 +1,12 @@
 """Helpers shared by the tests: the one five-in-a-row detector, the one stone-setup builder,
-``replay`` of a refereed game, ``engine_after`` a sequence of moves, the one VCF-line check,
+``replay`` of a refereed game, ``engine_after`` a sequence of moves, the one VCF-line check, the one winning-line check,
 the one recomputation of a board's incremental state, the engine as a protocol subprocess
 (``run_session``, ``LiveEngine`` and the ``live`` fixture), the one fake engine
 (``engines/random_brain.py``, scriptable), and the shared data beside the checkout
 (``../shared``), which is loudly skipped when absent.
 
-Test modules import from here, never from one another.
+Test modules import from here (and the browser game's server from ``web_server.py``),
+never from one another.
 """
 
 from __future__ import annotations
@@ -105,6 +106,13 @@ def has_five(board: Board, colour: int) -> bool:
     """Slow scan of the whole board: has ``colour`` a winning line under the board's rule?"""
     return stones_have_five(board.stones(), colour, board.width, board.height,
                             board.rule.exact_five(colour), board.rule.caro)
+
+
+def assert_winning_line(board: Board, line: list[Point], colour: int) -> None:
+    """``line`` is five of ``colour``'s stones on ``board`` that make a win (checked by
+    :func:`five_through`, not by the code that reported the line)."""
+    assert len(line) == 5 and all(board.at(x, y) == colour for x, y in line)
+    assert five_through(board.at, board.width, board.height, line[0], colour)
 
 
 def stones_have_five(stones: Iterable[tuple[int, int, int]], colour: int, width: int,

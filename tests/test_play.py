@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from helpers import five_through
+from helpers import assert_winning_line
 from web_server import weak_points
 
 from gomoku_engine.cli import main
@@ -31,10 +31,9 @@ def weak_game(game: HumanGame) -> None:
 def assert_real_five(game: HumanGame, colour: int) -> None:
     line = game.winning_line()
     board = game.board
-    assert len(line) == 5 and all(board.at(x, y) == colour for x, y in line)
+    assert_winning_line(board, line, colour)
     (x0, y0), (x1, y1) = line[0], line[-1]
     assert max(abs(x1 - x0), abs(y1 - y0)) == 4  # five in a row, no gap
-    assert five_through(board.at, board.width, board.height, line[0], colour)
     assert board.moves()[-1] in line
 
 

@@ -11,14 +11,11 @@ import urllib.error
 import urllib.request
 
 import pytest
-from helpers import five_through
+from helpers import assert_winning_line
 from web_server import call, running_server, weak_move
 
 from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, WHITE
-from gomoku_engine.play import RULE_NAMES
-
-COLOURS = {"black": BLACK, "white": WHITE}
+from gomoku_engine.play import COLOURS, RULE_NAMES
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +58,7 @@ def check_won_by_engine(game: dict) -> None:
         board.play(m["x"], m["y"])
     assert game["result"] == game["engine"] and board.winner == COLOURS[game["engine"]]
     line = [(p["x"], p["y"]) for p in game["winning_line"]]
-    assert len(line) == 5 and all(board.at(x, y) == board.winner for x, y in line)
-    assert five_through(board.at, board.width, board.height, line[0], board.winner)
+    assert_winning_line(board, line, board.winner)
     last = game["moves"][-1]
     assert game["to_move"] is None and game["engine_move"] == {"x": last["x"], "y": last["y"]}
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .constants import Rule
+from .constants import RULE_NAMES, Rule
 from .pbrain import serve
 
 if TYPE_CHECKING:
@@ -24,8 +24,7 @@ from .notation import format_pair, format_point, format_score, parse_moves
 
 #: ``--rule`` names (the Gomocup's), with caro as Gomocup runs it (rule 8, overlines
 #: count) and caro5 for Piskvork's "standard caro" (rule 9, exactly five).
-RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
-         "caro": Rule.CARO, "caro5": Rule.CARO_STANDARD}
+RULES = {**RULE_NAMES, "caro5": Rule.CARO_STANDARD}
 #: ``INFO rule`` codes ``--rule`` also accepts (../shared/protocol.md section 4.1; 2 is
 #: Yixin-Board's code for renju)
 RULE_CODES = {"0": "freestyle", "1": "standard", "2": "renju", "4": "renju", "8": "caro",

@@ -49,6 +49,12 @@ class Rule(IntEnum):
         return self in (Rule.CARO, Rule.CARO_STANDARD)
 
 
+#: The rules by the names the Gomocup uses, offered to a person (``play``, ``web``); the
+#: command line adds ``caro5`` (:data:`gomoku_engine.cli.RULES`).
+RULE_NAMES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
+              "caro": Rule.CARO}
+
+
 # --- Line patterns -----------------------------------------------------------------------
 # What a stone placed on an empty point makes along ONE line (one of four directions),
 # judged on the eleven cells centred on the point.  Ordered by strength.  The names are the

@@ -212,11 +212,7 @@ class Engine:
     def set_rule(self, rule: Rule) -> None:
         """Change the rule, keeping the stones."""
         if rule != self.board.rule:
-            stones, to_move = self.board.stones(), self.board.to_move
-            self.board = Board(self.board.width, self.board.height, rule,
-                               self.board.evaluation)
-            self.board.set_stones(stones, to_move)
-            self.clear_hash()
+            self._rebuild_board(rule, self.board.evaluation)
 
     def set_evaluation(self, name: str) -> None:
         """Choose the static evaluation's point values, keeping the stones: ``"learned"``
@@ -225,10 +221,18 @@ class Engine:
         :raises ValueError: for an unknown name (the evaluation is then unchanged).
         """
         if name != self.board.evaluation:
-            board = Board(self.board.width, self.board.height, self.board.rule, name)
-            board.set_stones(self.board.stones(), self.board.to_move)
-            self.board = board
-            self.clear_hash()
+            self._rebuild_board(self.board.rule, name)
+
+    def _rebuild_board(self, rule: Rule, evaluation: str) -> None:
+        """A board of the same size with another rule or evaluation and the same stones;
+        the TT is cleared (its scores came from the old one).
+
+        :raises ValueError: for an unknown evaluation (the board is then unchanged).
+        """
+        board = Board(self.board.width, self.board.height, rule, evaluation)
+        board.set_stones(self.board.stones(), self.board.to_move)
+        self.board = board
+        self.clear_hash()
 
     def set_algorithm(self, name: str) -> None:
         """Choose the search algorithm by name (see :data:`ALGORITHMS`).

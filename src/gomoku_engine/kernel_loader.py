@@ -45,10 +45,6 @@ class KernelLoader:
                     self._asked.add(group)
                     self._queue.put(group)
 
-    def loaded(self, group: str) -> bool:
-        """True once ``group`` is loaded (always when the loader is disabled)."""
-        return not self.enabled or self._done[group].is_set()
-
     def wait(self, groups: Iterable[str], timeout: float | None = None) -> bool:
         """Ask for ``groups`` and wait until all are loaded or ``timeout`` seconds passed.
 

@@ -19,7 +19,7 @@ import random
 import threading
 from dataclasses import dataclass, field, replace
 
-from .constants import BLACK, EMPTY, WHITE, Rule, mate_in
+from .constants import BLACK, EMPTY, RULE_NAMES, WHITE, Rule, mate_in
 from .engine import Engine, Limits, SearchResult
 from .errors import GomokuError, InvalidMoveError
 from .levels import LEVELS, MAX_LEVEL, MIN_LEVEL, blunder_move
@@ -31,9 +31,6 @@ from .timeman import TimeControl
 COLOURS = {"black": BLACK, "white": WHITE}
 COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
 
-#: Rules offered to a person, by the names ``--rule`` uses (:data:`gomoku_engine.cli.RULES`).
-RULE_NAMES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
-              "caro": Rule.CARO}
 
 #: What each level is called in the menus.  3 and 5 are the levels of the design this
 #: feature follows (Che and Lü: depth 3 for beginners, 5 for players with some experience).

@@ -37,8 +37,7 @@ import numpy.typing as npt
 from .board import Board
 from .constants import BLACK, EMPTY, T_FIVE, T_FOUR_THREE, T_OPEN_FOUR, Rule
 from .evaluation import (
-    EVAL_DIV, EVAL_OPP, EVAL_OWN, N_CANON, canon_table, canonical_values,
-    handset_canonical_values,
+    EVAL_DIV, EVAL_OPP, EVAL_OWN, N_CANON, canon_table, handset_canonical_values,
 )
 
 DEFAULT_L2 = 1e-4
@@ -172,5 +171,5 @@ def save_fit(path: Path | str, result: Fit, rule: Rule) -> None:
                         test_positions=np.int64(result.test_positions))
 
 
-__all__ = ["Dataset", "Fit", "best_scale", "build_dataset", "canonical_values", "fit",
+__all__ = ["Dataset", "Fit", "best_scale", "build_dataset", "fit",
            "log_loss", "position_features", "save_fit"]
