@@ -108,7 +108,7 @@ DEFAULT_BREADTH = 16
 # then set by matches (docs/strength.md).
 LMR_MIN_DEPTH = 2
 LMR_BASE = 0.25
-LMR_DIVISOR = 1.0  #: reduction = LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR
+LMR_DIVISOR = 0.75  #: reduction = LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR
 LMR_TABLE_SIZE = 64
 FUTILITY_DEPTH = 5  #: reverse futility pruning at depth 1..FUTILITY_DEPTH
 FUTILITY_MARGIN = 900  #: per ply of depth (one less when the evaluation improves)
