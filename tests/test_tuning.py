@@ -143,7 +143,7 @@ def test_fit_learns_a_planted_value():
     features[:, counted] = rng.integers(-3, 4, n)
     features[:, ignored] = rng.integers(-3, 4, n)
     target = (rng.random(n) < 1 / (1 + np.exp(-1.5 * features[:, counted]))).astype(float)
-    data = tuning.Dataset(features, target, np.arange(n, dtype=np.int32) // 10)
+    data = tuning.Dataset(features, target, np.arange(n, dtype=np.int32) // 10, target)
     result = tuning.fit(data, l2=1e-6)
     prior = handset_canonical_values()
     assert (abs(result.values[ignored]) / result.values[counted]

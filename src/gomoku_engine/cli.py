@@ -170,19 +170,61 @@ def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: i
 @main.command()
 @click.argument("games", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False))
+@click.option("--engine", "command", required=True,
+              help="Command line of the Gomocup engine that scores the positions "
+                   "(e.g. a rapfi build's pbrain-rapfi).")
+@click.option("--depth", type=click.IntRange(1, 60), default=12, show_default=True,
+              help="Depth limit of its search (INFO max_depth).")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="The .npz file of scores to write.")
+def label(games: tuple[str, ...], command: str, depth: int, out: str) -> None:
+    """Score the quiet positions of `selfplay` GAMES files with another engine, for
+    `tune --labels`."""
+    import shlex
+
+    from tqdm import tqdm
+
+    from .labelling import label_games, save_labels
+    from .selfplay import load
+
+    records = load(list(games))
+    argv = shlex.split(command)
+    with tqdm(total=len(records["length"]), unit="game", disable=None) as bar:
+        labels = label_games(records, argv, depth,
+                             progress=lambda n: (bar.update(), bar.set_postfix(positions=n)))
+    save_labels(out, labels, depth, argv)
+    click.echo(f"{len(labels.game)} positions of {len(records['length'])} games scored, "
+               f"{int((labels.mate != 0).sum())} of them forced wins -> {out}")
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
 @click.option("--l2", type=click.FloatRange(0, None), default=None,
               help="Pull towards the hand-set values [default: tuning.DEFAULT_L2].")
+@click.option("--labels", "labels_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="Fit to an engine's scores of the positions (a `label` "
+                                 "file of these GAMES) instead of the results alone.")
+@click.option("--mix", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+              help="With --labels: weight of the engine's score in the target, the rest "
+                   "being the game result.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Where to write the fitted table [default: the package's own file "
                    "for the games' rule, which the engine loads].")
-def tune(games: tuple[str, ...], l2: float | None, out: str | None) -> None:
+def tune(games: tuple[str, ...], l2: float | None, labels_path: str | None, mix: float,
+         out: str | None) -> None:
     """Fit the evaluation's point values to the results of `selfplay` GAMES files."""
     from .evaluation import learned_file
+    from .labelling import load_labels
     from .selfplay import load
-    from .tuning import DEFAULT_L2, build_dataset, fit, save_fit
+    from .tuning import DEFAULT_L2, build_dataset, build_labelled_dataset, fit, save_fit
 
     records = load(list(games))
-    data = build_dataset(records)
+    if labels_path is None:
+        data = build_dataset(records)
+    else:
+        data, scale = build_labelled_dataset(records, load_labels(labels_path), mix)
+        click.echo(f"engine scores: {scale:.1f} per logit of the results")
     click.echo(f"{len(data.target)} quiet positions from {len(records['length'])} games")
     result = fit(data, DEFAULT_L2 if l2 is None else l2)
     path = out or learned_file(records["rule"])

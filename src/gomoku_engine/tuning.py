@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +41,9 @@ from .evaluation import (
     EVAL_DIV, EVAL_OPP, EVAL_OWN, N_CANON, canon_table, handset_canonical_values,
 )
 
+if TYPE_CHECKING:
+    from .labelling import Labels
+
 DEFAULT_L2 = 1e-4
 HOLDOUT_EVERY = 10
 
@@ -49,8 +53,11 @@ class Dataset:
     """Training positions: features and targets."""
 
     features: npt.NDArray[np.float32]  #: float32[n, N_CANON] the x of the module docstring
-    target: npt.NDArray[np.float64]  #: float64[n] 1 win, 0.5 draw, 0 loss for the side to move
+    #: float64[n] what is fitted: the result, or a probability from an engine's score
+    target: npt.NDArray[np.float64]
     game: npt.NDArray[np.int32]  #: int32[n] index of the position's game
+    #: float64[n] 1 win, 0.5 draw, 0 loss for the side to move (the held-out losses' truth)
+    result: npt.NDArray[np.float64]
 
 
 @dataclass
@@ -59,10 +66,20 @@ class Fit:
 
     values: npt.NDArray[np.int32]  #: int32[N_CANON] evaluation units
     scale: float  #: eval units per logit (the hand-set evaluation's best scale)
-    handset_loss: float  #: held-out log-loss of the hand-set evaluation at ``scale``
-    learned_loss: float  #: held-out log-loss of the learned values
+    #: held-out log-loss of the results under the hand-set evaluation at ``scale``
+    handset_loss: float
+    learned_loss: float  #: held-out log-loss of the results under the learned values
     train_positions: int
     test_positions: int
+
+
+def is_training_position(board: Board) -> bool:
+    """Is ``board``'s position quiet enough to train on (no five point for either side,
+    no open-four or four-three point for the side to move)?"""
+    us = board.to_move - 1
+    tc = board.position.threat_count
+    return not (tc[us, T_FIVE] or tc[1 - us, T_FIVE] or tc[us, T_OPEN_FOUR]
+                or tc[us, T_FOUR_THREE])
 
 
 def position_features(board: Board) -> npt.NDArray[np.float32] | None:
@@ -70,13 +87,11 @@ def position_features(board: Board) -> npt.NDArray[np.float32] | None:
 
     :returns: ``float32[N_CANON]`` (see the module docstring).
     """
+    if not is_training_position(board):
+        return None
     pos, points = board.position, board.geometry.points
     us = board.to_move - 1
     them = 1 - us
-    tc = pos.threat_count
-    if (tc[us, T_FIVE] or tc[them, T_FIVE] or tc[us, T_OPEN_FOUR]
-            or tc[us, T_FOUR_THREE]):
-        return None
     empty = points[pos.cells[points] == EMPTY]
     row = np.zeros(N_CANON, np.float64)
     for side, weight in ((us, EVAL_OWN / EVAL_DIV), (them, -EVAL_OPP / EVAL_DIV)):
@@ -106,8 +121,52 @@ def build_dataset(games: dict) -> Dataset:
                     target.append(0.5 if result == 0 else float(result == board.to_move))
                     game_index.append(g)
             board.play(int(cell) % size, int(cell) // size)
-    return Dataset(np.array(rows, np.float32).reshape(-1, N_CANON),
-                   np.array(target, np.float64), np.array(game_index, np.int32))
+    results = np.array(target, np.float64)
+    return Dataset(np.array(rows, np.float32).reshape(-1, N_CANON), results,
+                   np.array(game_index, np.int32), results)
+
+
+def build_labelled_dataset(games: dict, labels: Labels, mix: float = 1.0
+                           ) -> tuple[Dataset, float]:
+    """The positions of ``labels`` (an engine's scores of positions of ``games``, see
+    :mod:`gomoku_engine.labelling`) with the target ``mix * sigmoid(score / s) + (1 - mix)
+    * result`` (a forced win 1, a forced loss 0): Stockfish's NNUE trainers mix search
+    score and game result the same way ("lambda").  ``s`` is the scale that best maps the
+    engine's scores to the results.
+
+    :returns: the data set and ``s`` (the engine's score units per logit).
+    :raises ValueError: if a label names a position that is not a training position.
+    """
+    size, rule = games["size"], games["rule"]
+    n = len(labels.game)
+    rows = np.zeros((n, N_CANON), np.float32)
+    result = np.zeros(n, np.float64)
+    board = Board(size, rule=rule)
+    order = np.lexsort((labels.ply, labels.game))
+    k = 0
+    while k < n:
+        g = int(labels.game[order[k]])
+        outcome = int(games["result"][g])
+        moves = games["moves"][g, : games["length"][g]]
+        board.clear()
+        for ply, cell in enumerate(moves):
+            while k < n and labels.game[order[k]] == g and labels.ply[order[k]] == ply:
+                row = position_features(board)
+                if row is None:
+                    raise ValueError(f"game {g} ply {ply} is not a training position")
+                rows[order[k]] = row
+                result[order[k]] = 0.5 if outcome == 0 else float(outcome == board.to_move)
+                k += 1
+            board.play(int(cell) % size, int(cell) // size)
+        if k < n and labels.game[order[k]] == g:
+            raise ValueError(f"game {g} has no ply {labels.ply[order[k]]}")
+    score = labels.score.astype(np.float64)
+    plain = labels.mate == 0
+    scale = best_scale(score[plain], result[plain])
+    soft = np.where(labels.mate > 0, 1.0,
+                    np.where(labels.mate < 0, 0.0, 1.0 / (1.0 + np.exp(-score / scale))))
+    target = mix * soft + (1.0 - mix) * result
+    return Dataset(rows, target, labels.game.astype(np.int32), result), scale
 
 
 def log_loss(logits: npt.NDArray[np.float64], target: npt.NDArray[np.float64]) -> float:
@@ -129,14 +188,15 @@ def fit(data: Dataset, l2: float = DEFAULT_L2, holdout: int = HOLDOUT_EVERY) -> 
     """Fit the value table by regularised logistic regression (scipy's L-BFGS-B).
 
     :param l2: weight of the pull towards the hand-set values (per value, in logits^2).
-    :param holdout: every ``holdout``-th game is held out for the reported losses.
+    :param holdout: every ``holdout``-th game is held out for the reported losses, which
+        are those of the game results (whatever the target).
     :raises ValueError: if there are no training or no held-out positions.
     """
     from scipy.optimize import minimize
 
     test = data.game % holdout == holdout - 1
     x_train, y_train = data.features[~test].astype(np.float64), data.target[~test]
-    x_test, y_test = data.features[test].astype(np.float64), data.target[test]
+    x_test, y_test = data.features[test].astype(np.float64), data.result[test]
     if len(y_train) == 0 or len(y_test) == 0:
         raise ValueError("need positions of at least two games on each side of the split")
     prior_values = handset_canonical_values().astype(np.float64)
@@ -171,5 +231,5 @@ def save_fit(path: Path | str, result: Fit, rule: Rule) -> None:
                         test_positions=np.int64(result.test_positions))
 
 
-__all__ = ["Dataset", "Fit", "best_scale", "build_dataset", "fit",
-           "log_loss", "position_features", "save_fit"]
+__all__ = ["Dataset", "Fit", "best_scale", "build_dataset", "build_labelled_dataset", "fit",
+           "is_training_position", "log_loss", "position_features", "save_fit"]

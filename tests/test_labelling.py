@@ -1,0 +1,75 @@
+"""Scoring training positions with a Gomocup engine, and fitting the table to the scores."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gomoku_engine import labelling, selfplay, tuning
+from gomoku_engine.cli import main
+from gomoku_engine.evaluation import N_CANON
+from gomoku_engine.search import MATE
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("MESSAGE Depth 13-19 | Eval -112 | Time 14ms | H7 I7 G9", (-112, 0)),  # rapfi
+    ("MESSAGE Speed 740K | Depth 13-38 | Eval 163 | Node 52K | Time 71ms", (163, 0)),
+    ("MESSAGE Speed 1M | Depth 9-21 | Eval +M15 | Node 9K | Time 3ms", (0, 1)),
+    ("MESSAGE Depth 4-9 | Eval -M8 | Time 1ms | H10", (0, -1)),
+    ("MESSAGE depth 6-7 ev 13497 n 1547 tm 12 pv i8 h7", (13497, 0)),  # this engine
+    (f"MESSAGE depth 3-3 ev {-(MATE - 4)} n 90 tm 1 pv a1", (0, -1)),
+    ("MESSAGE OptiTime 4473ms | MaxTime 4970ms", None),
+    ("DEBUG Eval 5", None),
+    ("7,9", None),
+])
+def test_parse_score(line, expected):
+    assert labelling.parse_score(line) == expected
+
+
+def test_label_and_fit_end_to_end(tmp_path):
+    """selfplay -> label (this engine as the scorer, depth 2) -> tune --labels: every
+    training position is scored once (but for those it answers at once) and the fit runs
+    on the mixed target."""
+    games, labels_file, fitted = (tmp_path / name for name in
+                                  ("games.npz", "labels.npz", "eval.npz"))
+    runner = CliRunner()
+    out = runner.invoke(main, ["selfplay", "--games", "12", "--nodes", "400", "--size", "11",
+                               "--seed", "4", "--out", str(games)])
+    assert out.exit_code == 0, out.output
+    command = f"{sys.executable} -m gomoku_engine"
+    out = runner.invoke(main, ["label", str(games), "--engine", command, "--depth", "2",
+                               "--out", str(labels_file)])
+    assert out.exit_code == 0, out.output
+    records = selfplay.load([games])
+    labels = labelling.load_labels(labels_file)
+    by_results = tuning.build_dataset(records)
+    # every training position scored once, but for the few this engine plays at once
+    assert 0.8 * len(by_results.target) <= len(labels.game) <= len(by_results.target)
+    assert set(labels.game) == set(by_results.game)
+    assert len(set(zip(labels.game, labels.ply))) == len(labels.game)
+    assert (labels.score != 0).any()
+    assert np.all(labels.score[labels.mate != 0] == 0)
+
+    data, scale = tuning.build_labelled_dataset(records, labels, mix=0.5)
+    assert scale > 0 and data.features.shape == (len(labels.game), N_CANON)
+    assert set(np.unique(data.result)) <= {0.0, 0.5, 1.0}
+    assert np.all((data.target >= 0) & (data.target <= 1))
+    assert not np.array_equal(data.target, data.result)  # the scores moved the target
+    out = runner.invoke(main, ["tune", str(games), "--labels", str(labels_file), "--mix", "0.5",
+                               "--l2", "0.01", "--out", str(fitted)])
+    assert out.exit_code == 0, out.output
+    with np.load(fitted) as table:
+        assert table["values"].shape == (N_CANON,) and table["values"].dtype == np.int32
+
+
+def test_a_label_off_the_games_is_refused():
+    records = {"size": 9, "rule": 0, "moves": np.array([[40, 41, 30, -1]], np.int16),
+               "length": np.array([3], np.int16), "opening": np.array([2], np.int8),
+               "result": np.array([0], np.int8)}
+    labels = labelling.Labels(np.array([0], np.int32), np.array([7], np.int16),
+                              np.array([5], np.int32), np.array([0], np.int8))
+    with pytest.raises(ValueError, match="no ply 7"):
+        tuning.build_labelled_dataset(records, labels)
