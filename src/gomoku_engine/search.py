@@ -32,7 +32,9 @@ Node order at every node (from the point of view of the side to move, "us"):
    iterative reduction);
 7. otherwise every empty point in the 5x5 neighbourhood of a stone, ordered by TT move,
    then one-ply priority (attack value + defence value), killers, the counter move and
-   history, and cut to the best ``breadth`` moves (the breadth limit on weak candidates).
+   history (depth^2 more for a move that cuts, as much less for each move searched before
+   it, bounded by gravity toward 0), and cut to the best ``breadth`` moves (the breadth
+   limit on weak candidates).
    At non-PV nodes quiet moves past a count that grows with depth are pruned (move-count
    pruning); later moves are searched shallower first (late-move reduction: the table
    value, less for killers, the counter move, threats and defences and at PV nodes, more
@@ -101,6 +103,10 @@ NO_EVAL = -(2**31) + 1  #: static evaluation not stored
 KILLER_BONUS = 300
 COUNTER_BONUS = 200
 HISTORY_CAP = 250
+#: history values stay within +-HISTORY_MAX: each update moves a value toward the bound
+#: by a share of the distance left ("history gravity", Stockfish), so they never overflow
+#: over a long game and old results fade.
+HISTORY_MAX = 16384
 DEFAULT_ROOT_BREADTH = 32
 DEFAULT_BREADTH = 16
 # Selectivity.  The evaluation's unit is about 1/20 of rapfi's (a quiet move changes it
@@ -297,7 +303,7 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
             elif cell == counter:
                 score += COUNTER_BONUS
             h = ss.history[us, cell] >> 4
-            score += h if h < HISTORY_CAP else HISTORY_CAP
+            score += min(max(h, -HISTORY_CAP), HISTORY_CAP)
         # insertion into the sorted top-``breadth`` prefix
         if n < breadth:
             i = n
@@ -320,6 +326,13 @@ def _counter_move(pos: Position, ss: SearchState, us: int) -> int:
     """The move that last refuted the opponent's last move (counter-move heuristic), or -1."""
     ply = pos.state[PLY]
     return ss.counter_moves[us, pos.moves[ply - 1]] if ply > 0 else -1
+
+
+@njit
+def _history_update(ss: SearchState, us: int, move: int, bonus: int) -> None:
+    """Add ``bonus`` (negative: a malus) to ``move``'s history, with gravity toward 0."""
+    h = ss.history[us, move]
+    ss.history[us, move] = h + bonus - h * abs(bonus) // HISTORY_MAX
 
 
 @njit
@@ -576,7 +589,11 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                         ss.killers[ply, 0] = move
                     if prev >= 0:
                         ss.counter_moves[us, prev] = move
-                    ss.history[us, move] += depth * depth
+                    # the move that cut gains, the moves searched before it lose
+                    bonus = depth * depth
+                    _history_update(ss, us, move, bonus)
+                    for j in range(i):
+                        _history_update(ss, us, ss.move_buf[ply, j], -bonus)
                     break
     if best >= beta:
         flag = TT_LOWER
