@@ -32,7 +32,7 @@ Node order at every node (from the point of view of the side to move, "us"):
    iterative reduction);
 7. otherwise every empty point in the 5x5 neighbourhood of a stone, ordered by TT move,
    then one-ply priority (attack value + defence value), killers, the counter move and
-   history (depth^2 more for a move that cuts, as much less for each move searched before
+   history (depth^2 more for a move that cuts, as much less for each move ordered before
    it, bounded by gravity toward 0), and cut to the best ``breadth`` moves (the breadth
    limit on weak candidates).
    At non-PV nodes quiet moves past a count that grows with depth are pruned (move-count
@@ -589,7 +589,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                         ss.killers[ply, 0] = move
                     if prev >= 0:
                         ss.counter_moves[us, prev] = move
-                    # the move that cut gains, the moves searched before it lose
+                    # the move that cut gains, the moves ordered before it lose (quiet
+                    # ones that move-count pruning skipped included)
                     bonus = depth * depth
                     _history_update(ss, us, move, bonus)
                     for j in range(i):

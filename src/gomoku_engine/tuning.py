@@ -82,6 +82,15 @@ def is_training_position(board: Board) -> bool:
                 or tc[us, T_FOUR_THREE])
 
 
+def side_result(outcome: int, to_move: int) -> float:
+    """A game's result for the side to move: 1 win, 0.5 draw, 0 loss.
+
+    :param outcome: the game's winner (1 black, 2 white) or 0 for a draw.
+    :param to_move: the colour to move (1 black, 2 white).
+    """
+    return 0.5 if outcome == 0 else float(outcome == to_move)
+
+
 def position_features(board: Board) -> npt.NDArray[np.float32] | None:
     """The feature row of ``board``'s position, or None when it is not quiet.
 
@@ -118,7 +127,7 @@ def build_dataset(games: dict) -> Dataset:
                 row = position_features(board)
                 if row is not None:
                     rows.append(row)
-                    target.append(0.5 if result == 0 else float(result == board.to_move))
+                    target.append(side_result(result, board.to_move))
                     game_index.append(g)
             board.play(int(cell) % size, int(cell) // size)
     results = np.array(target, np.float64)
@@ -155,7 +164,7 @@ def build_labelled_dataset(games: dict, labels: Labels, mix: float = 1.0
                 if row is None:
                     raise ValueError(f"game {g} ply {ply} is not a training position")
                 rows[order[k]] = row
-                result[order[k]] = 0.5 if outcome == 0 else float(outcome == board.to_move)
+                result[order[k]] = side_result(outcome, board.to_move)
                 k += 1
             board.play(int(cell) % size, int(cell) // size)
         if k < n and labels.game[order[k]] == g:
@@ -232,4 +241,4 @@ def save_fit(path: Path | str, result: Fit, rule: Rule) -> None:
 
 
 __all__ = ["Dataset", "Fit", "best_scale", "build_dataset", "build_labelled_dataset", "fit",
-           "is_training_position", "log_loss", "position_features", "save_fit"]
+           "is_training_position", "log_loss", "position_features", "save_fit", "side_result"]
