@@ -93,8 +93,15 @@ TT_EXACT = 1
 TT_LOWER = 2
 TT_UPPER = 3
 
-#: uint64 key + int16 move + int32 score + int32 static evaluation + int8 depth, flag, age
-TT_ENTRY_BYTES = 21
+#: One transposition-table entry: the Zobrist key, the score (mates relative to the node),
+#: the static evaluation (NO_EVAL: not stored), the best move (flat cell, -1: none), the
+#: draft, the bound flag and the GENERATION of the search that stored it.  One record
+#: array, not an array per field: a probe and a store then touch one or two cache lines
+#: of the bucket instead of one line in each of seven arrays.
+TT_DTYPE = np.dtype([("key", np.uint64), ("score", np.int32), ("eval", np.int32),
+                     ("move", np.int16), ("depth", np.int8), ("flag", np.int8),
+                     ("age", np.uint8)], align=True)
+TT_ENTRY_BYTES = TT_DTYPE.itemsize  # 24
 #: entries per bucket: a position may sit in any of them, and a new one replaces the
 #: entry of least ``depth - TT_AGE_WEIGHT * age`` (Stockfish's replacement rule)
 TT_BUCKET = 4
@@ -130,13 +137,7 @@ HORIZON_VCF_NODES = 300
 class SearchState(NamedTuple):
     """Arrays the search kernel mutates (one per engine; sized at creation)."""
 
-    tt_key: npt.NDArray[np.uint64]  #: uint64[tt_size] Zobrist key of each entry
-    tt_move: npt.NDArray[np.int16]  #: int16[tt_size] best move (flat cell) or -1
-    tt_score: npt.NDArray[np.int32]  #: int32[tt_size] score, mates relative to the node
-    tt_eval: npt.NDArray[np.int32]  #: int32[tt_size] static evaluation or NO_EVAL
-    tt_depth: npt.NDArray[np.int8]  #: int8[tt_size] draft of the stored search
-    tt_flag: npt.NDArray[np.int8]  #: int8[tt_size] TT_EXACT / TT_LOWER / TT_UPPER
-    tt_age: npt.NDArray[np.uint8]  #: uint8[tt_size] GENERATION of the search that stored it
+    tt: npt.NDArray[np.void]  #: TT_DTYPE[tt_size] the transposition table
     killers: npt.NDArray[np.int32]  #: int32[MAX_PLY, 2]
     history: npt.NDArray[np.int32]  #: int32[2, n_cells]
     #: int32[2, n_cells] per side, the move that last refuted the opponent's move on a cell
@@ -164,13 +165,7 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
     size = tt_entries_for(tt_megabytes)
     counters = np.zeros(N_COUNTERS, np.int64)
     state = SearchState(
-        tt_key=np.empty(size, np.uint64),
-        tt_move=np.empty(size, np.int16),
-        tt_score=np.empty(size, np.int32),
-        tt_eval=np.empty(size, np.int32),
-        tt_depth=np.empty(size, np.int8),
-        tt_flag=np.empty(size, np.int8),
-        tt_age=np.empty(size, np.uint8),
+        tt=np.empty(size, TT_DTYPE),
         killers=np.empty((MAX_PLY, 2), np.int32),
         history=np.empty((2, n_cells), np.int32),
         counter_moves=np.empty((2, n_cells), np.int32),
@@ -196,13 +191,13 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
 
 def clear_search_state(ss: SearchState) -> None:
     """Forget everything learned (TT, killers, history): a new game or a bench position."""
-    ss.tt_key[:] = 0
-    ss.tt_move[:] = -1
-    ss.tt_score[:] = 0
-    ss.tt_eval[:] = NO_EVAL
-    ss.tt_depth[:] = 0
-    ss.tt_flag[:] = 0
-    ss.tt_age[:] = 0
+    ss.tt["key"] = 0
+    ss.tt["move"] = -1
+    ss.tt["score"] = 0
+    ss.tt["eval"] = NO_EVAL
+    ss.tt["depth"] = 0
+    ss.tt["flag"] = 0
+    ss.tt["age"] = 0
     ss.killers[:] = -1
     ss.history[:] = 0
     ss.counter_moves[:] = -1
@@ -361,9 +356,9 @@ def kernel_clock_ns() -> int:
 @njit
 def _tt_probe(ss: SearchState, key: np.uint64) -> int:
     """Index of ``key``'s entry in its bucket, or -1."""
-    base = (key & np.uint64(ss.tt_key.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1)
+    base = (key & np.uint64(ss.tt.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1)
     for j in range(TT_BUCKET):
-        if ss.tt_key[base + j] == key:
+        if ss.tt[base + j].key == key:
             return int(base) + j
     return -1
 
@@ -374,29 +369,30 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
     """Store a search result in ``key``'s bucket: over its own entry if there is one (an
     unknown move keeps the old one), else over the entry of least depth, older entries
     counting ``TT_AGE_WEIGHT`` plies less per search since they were stored."""
-    base = int((key & np.uint64(ss.tt_key.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1))
+    base = int((key & np.uint64(ss.tt.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1))
     generation = ss.counters[GENERATION]
     slot = -1
     worst = 1 << 30
     for j in range(TT_BUCKET):
         i = base + j
-        if ss.tt_key[i] == key:
+        if ss.tt[i].key == key:
             slot = i
             if move < 0:
-                move = ss.tt_move[i]
+                move = ss.tt[i].move
             break
-        age = (generation - ss.tt_age[i]) & 255
-        weight = ss.tt_depth[i] - TT_AGE_WEIGHT * age
+        age = (generation - ss.tt[i].age) & 255
+        weight = ss.tt[i].depth - TT_AGE_WEIGHT * age
         if weight < worst:
             worst = weight
             slot = i
-    ss.tt_key[slot] = key
-    ss.tt_move[slot] = move
-    ss.tt_score[slot] = score
-    ss.tt_eval[slot] = static_eval
-    ss.tt_depth[slot] = depth
-    ss.tt_flag[slot] = flag
-    ss.tt_age[slot] = generation
+    e = ss.tt[slot]
+    e.key = key
+    e.move = move
+    e.score = score
+    e.eval = static_eval
+    e.depth = depth
+    e.flag = flag
+    e.age = generation
 
 
 @njit
@@ -477,11 +473,12 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     tt_move = -1
     static_eval = NO_EVAL
     if entry >= 0:
-        tt_move = ss.tt_move[entry]
-        static_eval = ss.tt_eval[entry]
-        if ply > 0 and ss.tt_depth[entry] >= depth:
-            tt_score = _score_from_tt(ss.tt_score[entry], ply)
-            flag = ss.tt_flag[entry]
+        e = ss.tt[entry]
+        tt_move = e.move
+        static_eval = e.eval
+        if ply > 0 and e.depth >= depth:
+            tt_score = _score_from_tt(e.score, ply)
+            flag = e.flag
             if (flag == TT_EXACT or (flag == TT_LOWER and tt_score >= beta)
                     or (flag == TT_UPPER and tt_score <= alpha)):
                 if tt_move >= 0:
