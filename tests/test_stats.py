@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
+import click
 import pytest
 
+from gomoku_engine.cli import _parse_sprt
 from gomoku_engine.stats import Sprt, elo_estimate, elo_from_score, score_from_elo
 
 
@@ -51,6 +53,16 @@ def test_sprt_bounds_and_llr():
     assert sprt.llr(30, 0, 0) > 0 and sprt.decision(3000, 0, 0) == "H1"
 
 
+def test_sprt_waits_for_min_games():
+    """A short lucky run (7-0-1 has an LLR above the bound) decides nothing before
+    min_games; the same results decide once the minimum is lowered."""
+    sprt = Sprt(elo0=0, elo1=30)
+    assert sprt.llr(7, 0, 1) > sprt.bounds[1]
+    assert sprt.decision(7, 0, 1) is None
+    assert Sprt(elo0=0, elo1=30, min_games=8).decision(7, 0, 1) == "H1"
+    assert sprt.decision(14, 0, 6) == "H1"
+
+
 # --- game records ------------------------------------------------------------------------
 from gomoku_engine.records import read_psq, read_sgf, write_psq, write_sgf  # noqa: E402
 
@@ -70,3 +82,12 @@ def test_sgf_round_trip():
     text = write_sgf(points, 20, black="a]b", white="c", result="B+")
     assert text.startswith("(;GM[4]FF[4]SZ[20]PB[a\\]b]PW[c]RE[B+];B[hh];W[ii];B[at]")
     assert read_sgf(text) == (20, points)
+
+
+def test_sprt_option_is_parsed():
+    assert _parse_sprt("elo0=0 elo1=30 min_games=40") == Sprt(elo0=0, elo1=30, min_games=40)
+    assert _parse_sprt("alpha=0.1,beta=0.1").alpha == 0.1
+    with pytest.raises(click.BadParameter):
+        _parse_sprt("elo2=5")
+    with pytest.raises(click.BadParameter):
+        _parse_sprt("min_games=many")

@@ -492,8 +492,10 @@ def play(size: int, rule: str, level: int, colour: str, move_ms: int,
               help="Games played at the same time.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for every game as PSQ and SGF, and summary.json.")
-@click.option("--sprt", default=None, metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05'",
-              help="Stop a pair's games once this SPRT (for its first engine) is decided.")
+@click.option("--sprt", default=None,
+              metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20'",
+              help="Stop a pair's games once this SPRT (for its first engine) is decided "
+                   "(never before min_games games).")
 @click.option("--opening-rule", type=click.Choice(["none", "lin"]), default="none",
               show_default=True,
               help="lin: Lin's rule, black's first stone on the two outermost rows or "
@@ -744,17 +746,18 @@ def _engine_specs(engines: tuple[str, ...], infos: tuple[str, ...]) -> list[Engi
 
 
 def _parse_sprt(text: str) -> Sprt:
-    """``"elo0=0 elo1=10 alpha=0.05 beta=0.05"`` (any subset, any order) as an :class:`Sprt`."""
+    """``"elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20"`` (any subset, any order) as an
+    :class:`Sprt`."""
     from .stats import Sprt
 
     values: dict[str, float] = {}
     for part in text.replace(",", " ").split():
         key, sep, value = part.partition("=")
-        if not sep or key not in ("elo0", "elo1", "alpha", "beta"):
-            raise click.BadParameter(f"{part!r}: expected elo0=, elo1=, alpha= or beta=",
-                                     param_hint="--sprt")
+        if not sep or key not in ("elo0", "elo1", "alpha", "beta", "min_games"):
+            raise click.BadParameter(f"{part!r}: expected elo0=, elo1=, alpha=, beta= or "
+                                     "min_games=", param_hint="--sprt")
         try:
-            values[key] = float(value)
+            values[key] = int(value) if key == "min_games" else float(value)
         except ValueError:
             raise click.BadParameter(f"{part!r}: not a number", param_hint="--sprt") from None
     return Sprt(**values)

@@ -63,12 +63,18 @@ def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
 
 @dataclass(frozen=True)
 class Sprt:
-    """A sequential probability ratio test of H0: Elo = elo0 against H1: Elo = elo1."""
+    """A sequential probability ratio test of H0: Elo = elo0 against H1: Elo = elo1.
+
+    No decision before ``min_games`` games: the normal approximation of the LLR uses the
+    sample variance, which a short run of alike results makes tiny (7-0-1 gives an LLR of
+    5.2 for elo1 = 30, a decision after eight games).
+    """
 
     elo0: float = 0.0
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
+    min_games: int = 20
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -88,6 +94,8 @@ class Sprt:
 
     def decision(self, wins: int, losses: int, draws: int) -> str | None:
         """``"H1"`` (accept elo1), ``"H0"`` (accept elo0) or None (continue)."""
+        if wins + losses + draws < self.min_games:
+            return None
         llr = self.llr(wins, losses, draws)
         lower, upper = self.bounds
         if llr >= upper:
