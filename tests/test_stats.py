@@ -63,6 +63,15 @@ def test_sprt_waits_for_min_games():
     assert sprt.decision(14, 0, 6) == "H1"
 
 
+def test_sprt_option_is_parsed():
+    assert _parse_sprt("elo0=0 elo1=30 min_games=40") == Sprt(elo0=0, elo1=30, min_games=40)
+    assert _parse_sprt("alpha=0.1,beta=0.1").alpha == 0.1
+    with pytest.raises(click.BadParameter):
+        _parse_sprt("elo2=5")
+    with pytest.raises(click.BadParameter):
+        _parse_sprt("min_games=many")
+
+
 # --- game records ------------------------------------------------------------------------
 from gomoku_engine.records import read_psq, read_sgf, write_psq, write_sgf  # noqa: E402
 
@@ -82,12 +91,3 @@ def test_sgf_round_trip():
     text = write_sgf(points, 20, black="a]b", white="c", result="B+")
     assert text.startswith("(;GM[4]FF[4]SZ[20]PB[a\\]b]PW[c]RE[B+];B[hh];W[ii];B[at]")
     assert read_sgf(text) == (20, points)
-
-
-def test_sprt_option_is_parsed():
-    assert _parse_sprt("elo0=0 elo1=30 min_games=40") == Sprt(elo0=0, elo1=30, min_games=40)
-    assert _parse_sprt("alpha=0.1,beta=0.1").alpha == 0.1
-    with pytest.raises(click.BadParameter):
-        _parse_sprt("elo2=5")
-    with pytest.raises(click.BadParameter):
-        _parse_sprt("min_games=many")

@@ -750,7 +750,7 @@ def _parse_sprt(text: str) -> Sprt:
     :class:`Sprt`."""
     from .stats import Sprt
 
-    values: dict[str, float] = {}
+    values: dict[str, float | int] = {}
     for part in text.replace(",", " ").split():
         key, sep, value = part.partition("=")
         if not sep or key not in ("elo0", "elo1", "alpha", "beta", "min_games"):

@@ -102,11 +102,13 @@ TT_DTYPE = np.dtype([("key", np.uint64), ("score", np.int32), ("eval", np.int32)
                      ("move", np.int16), ("depth", np.int8), ("flag", np.int8),
                      ("age", np.uint8)], align=True)
 TT_ENTRY_BYTES = TT_DTYPE.itemsize  # 24
+NO_EVAL = -(2**31) + 1  #: static evaluation not stored
+#: what every entry holds after clear_search_state: no key, no move, no evaluation
+TT_EMPTY = np.array((0, 0, NO_EVAL, -1, 0, 0, 0), TT_DTYPE)
 #: entries per bucket: a position may sit in any of them, and a new one replaces the
 #: entry of least ``depth - TT_AGE_WEIGHT * age`` (Stockfish's replacement rule)
 TT_BUCKET = 4
 TT_AGE_WEIGHT = 8
-NO_EVAL = -(2**31) + 1  #: static evaluation not stored
 KILLER_BONUS = 300
 COUNTER_BONUS = 200
 HISTORY_CAP = 250
@@ -191,13 +193,7 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
 
 def clear_search_state(ss: SearchState) -> None:
     """Forget everything learned (TT, killers, history): a new game or a bench position."""
-    ss.tt["key"] = 0
-    ss.tt["move"] = -1
-    ss.tt["score"] = 0
-    ss.tt["eval"] = NO_EVAL
-    ss.tt["depth"] = 0
-    ss.tt["flag"] = 0
-    ss.tt["age"] = 0
+    ss.tt[:] = TT_EMPTY
     ss.killers[:] = -1
     ss.history[:] = 0
     ss.counter_moves[:] = -1
@@ -375,13 +371,14 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
     worst = 1 << 30
     for j in range(TT_BUCKET):
         i = base + j
-        if ss.tt[i].key == key:
+        e = ss.tt[i]
+        if e.key == key:
             slot = i
             if move < 0:
-                move = ss.tt[i].move
+                move = e.move
             break
-        age = (generation - ss.tt[i].age) & 255
-        weight = ss.tt[i].depth - TT_AGE_WEIGHT * age
+        age = (generation - e.age) & 255
+        weight = e.depth - TT_AGE_WEIGHT * age
         if weight < worst:
             worst = weight
             slot = i
