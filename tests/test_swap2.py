@@ -12,6 +12,14 @@ from helpers import engine_with as engine_with_stones
 from helpers import in_move_order
 
 
+#: Each search stops at this depth, far inside the budget, so every decision below is the
+#: same on any machine (a time-limited search of an opening swings by hundreds between
+#: depths, which made a 600 ms proposal's score vary from run to run).
+DEPTH = 8
+#: Wall-time cap (ms), only there so that a broken depth limit cannot hang the suite.
+BUDGET_MS = 30_000
+
+
 def engine_with(stones) -> Engine:
     """Stones in move order (black first); white to move after an odd count."""
     return engine_with_stones(*in_move_order(stones), rule=Rule.STANDARD)
@@ -19,7 +27,7 @@ def engine_with(stones) -> Engine:
 
 def test_proposal_is_three_free_stones_near_the_centre_and_its_most_balanced_candidate():
     engine = Engine(15, rule=Rule.STANDARD, hash_mb=4)
-    choice = propose_opening(engine, 600)
+    choice = propose_opening(engine, BUDGET_MS, depth=DEPTH)
     assert not choice.swap and len(set(choice.moves)) == 3
     assert all(abs(x - 7) <= 2 and abs(y - 7) <= 2 for x, y in choice.moves)
     assert engine.board.moves() == choice.moves  # left on the board, white to move
@@ -29,14 +37,14 @@ def test_proposal_is_three_free_stones_near_the_centre_and_its_most_balanced_can
 def test_five_stones_lost_for_white_is_swapped():
     # black: an open three h8 i8 j8; white's two stones far away in the corners
     engine = engine_with([(7, 7), (0, 0), (8, 7), (14, 14), (9, 7)])
-    choice = answer_five(engine, 400)
+    choice = answer_five(engine, BUDGET_MS, depth=DEPTH)
     assert choice.swap and choice.score < 0
 
 
 def test_five_stones_good_for_white_stays_white_with_a_sixth_stone():
     # white: h9 i9 j9 would be an open three after its move; black's stones are scattered
     engine = engine_with([(1, 1), (7, 8), (13, 1), (8, 8), (1, 13)])
-    choice = answer_five(engine, 400)
+    choice = answer_five(engine, BUDGET_MS, depth=DEPTH)
     assert not choice.swap and len(choice.moves) == 1 and choice.score >= 0
     assert engine.board.is_legal(*choice.moves[0])
 
@@ -52,7 +60,7 @@ WHITE_A_STONE_UP = [(0, 0), (7, 7), (14, 14)]
 @pytest.mark.parametrize("two_stones", [True, False], ids=["swap2", "swap1"])
 def test_three_stones_with_white_a_stone_down_are_swapped(two_stones):
     engine = engine_with(WHITE_A_STONE_DOWN)
-    choice = answer_three(engine, 400, two_stones=two_stones)
+    choice = answer_three(engine, BUDGET_MS, two_stones=two_stones, depth=DEPTH)
     assert choice.swap and choice.score < 0, choice
     assert engine.board.ply == 3  # the board is left as given
 
@@ -62,7 +70,7 @@ def test_three_stones_with_white_a_stone_up_stay_white_with_one_stone(two_stones
     """White, better by a stone, keeps its colour and plays the fourth stone next to its
     own (a clear advantage is never handed over as two balanced stones)."""
     engine = engine_with(WHITE_A_STONE_UP)
-    choice = answer_three(engine, 400, two_stones=two_stones)
+    choice = answer_three(engine, BUDGET_MS, two_stones=two_stones, depth=DEPTH)
     assert not choice.swap and len(choice.moves) == 1 and choice.score > BALANCED, choice
     x, y = choice.moves[0]
     assert engine.board.is_legal(x, y) and max(abs(x - 7), abs(y - 7)) <= 2

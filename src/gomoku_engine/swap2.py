@@ -45,10 +45,12 @@ class OpeningChoice:
     score: int = 0  #: search score (white to move) the decision rests on
 
 
-def _score(engine: Engine, deadline: float, share: float) -> tuple[int, Point]:
-    """Search the engine's position for ``share`` of the time left before ``deadline``."""
+def _score(engine: Engine, deadline: float, share: float,
+           depth: int | None) -> tuple[int, Point]:
+    """Search the engine's position for ``share`` of the time left before ``deadline``
+    (and no deeper than ``depth`` plies when it is given)."""
     left_ms = max(5.0, (deadline - time.perf_counter()) * 1000.0 * share)
-    result = engine.search(Limits(hard_ms=left_ms, soft_ms=left_ms * 0.5))
+    result = engine.search(Limits(hard_ms=left_ms, soft_ms=left_ms * 0.5, depth=depth))
     return result.score, result.move
 
 
@@ -60,7 +62,7 @@ def _near_centre(board: Board, radius: int) -> list[Point]:
 
 
 def _most_balanced(engine: Engine, candidates: list[Point], colour: int, deadline: float,
-                   searched: int) -> tuple[Point, int]:
+                   searched: int, depth: int | None) -> tuple[Point, int]:
     """The candidate stone of ``colour`` after which the position (white to move) is the
     most even: a static screen keeps ``searched`` candidates, searches decide among them."""
     board = engine.board
@@ -77,19 +79,24 @@ def _most_balanced(engine: Engine, candidates: list[Point], colour: int, deadlin
     shortlist = [point for _, point in screened[:searched]]
     for i, point in enumerate(shortlist):
         board.play(*point, colour)  # white to move after it (only black stones are placed)
-        score, _ = _score(engine, deadline, 1.0 / (len(shortlist) - i))
+        score, _ = _score(engine, deadline, 1.0 / (len(shortlist) - i), depth)
         board.undo()
         if best_score is None or abs(score) < abs(best_score):
             best_point, best_score = point, score
     return best_point, int(best_score or 0)
 
 
-def propose_opening(engine: Engine, budget_ms: float) -> OpeningChoice:
+def propose_opening(engine: Engine, budget_ms: float,
+                    depth: int | None = None) -> OpeningChoice:
     """Case 1: the three opening stones (black, white, black) of a balanced position.
 
     Black takes the centre, white a neighbour (straight or diagonal), and the third stone
     is the point within two of the centre after which the search finds the position most
     even.  The engine's board must be empty; it is left with the three stones.
+
+    :param budget_ms: wall time for all the searches (ms).
+    :param depth: deepest iteration of each search (plies); ``None``: as deep as the time
+        allows.  A depth reached well within the budget makes the choice repeatable.
     """
     deadline = time.perf_counter() + budget_ms / 1000.0
     board = engine.board
@@ -101,7 +108,7 @@ def propose_opening(engine: Engine, budget_ms: float) -> OpeningChoice:
         board.play(*second, WHITE)
         share_deadline = time.perf_counter() + (deadline - time.perf_counter()) / (2 - i)
         third, score = _most_balanced(engine, _near_centre(board, 2), BLACK, share_deadline,
-                                      PROPOSALS_SEARCHED)
+                                      PROPOSALS_SEARCHED, depth)
         if best is None or abs(score) < abs(best.score):
             best = OpeningChoice(False, [(cx, cy), second, third], score)
     assert best is not None
@@ -111,11 +118,13 @@ def propose_opening(engine: Engine, budget_ms: float) -> OpeningChoice:
     return best
 
 
-def answer_three(engine: Engine, budget_ms: float, two_stones: bool = True) -> OpeningChoice:
+def answer_three(engine: Engine, budget_ms: float, two_stones: bool = True,
+                 depth: int | None = None) -> OpeningChoice:
     """Case 2 (three stones on the board, white to move): swap, play the fourth stone, or
-    (swap2 only, ``two_stones``) place the fourth and fifth stones of an even position."""
+    (swap2 only, ``two_stones``) place the fourth and fifth stones of an even position.
+    ``budget_ms`` and ``depth`` as in :func:`propose_opening`."""
     deadline = time.perf_counter() + budget_ms / 1000.0
-    score, move = _score(engine, deadline, 1 / 3 if two_stones else 1.0)
+    score, move = _score(engine, deadline, 1 / 3 if two_stones else 1.0, depth)
     if score < -BALANCED or (not two_stones and score < 0):
         return OpeningChoice(True, [], score)  # white is worse: take black
     if score > BALANCED or not two_stones:
@@ -125,16 +134,17 @@ def answer_three(engine: Engine, budget_ms: float, two_stones: bool = True) -> O
     candidates = [board.geometry.xy(int(c)) for c in board.geometry.points
                   if board.position.cells[c] == EMPTY and board.position.near[c]]
     fifth, balanced = _most_balanced(engine, candidates, BLACK, deadline,
-                                     FIFTH_STONES_SEARCHED)
+                                     FIFTH_STONES_SEARCHED, depth)
     board.undo()
     return OpeningChoice(False, [move, fifth], balanced)
 
 
-def answer_five(engine: Engine, budget_ms: float) -> OpeningChoice:
+def answer_five(engine: Engine, budget_ms: float, depth: int | None = None) -> OpeningChoice:
     """Case 3 (five stones, white to move): stay white and play the sixth stone if the
-    search finds white at least even, else take black."""
+    search finds white at least even, else take black.  ``budget_ms`` and ``depth`` as in
+    :func:`propose_opening`."""
     deadline = time.perf_counter() + budget_ms / 1000.0
-    score, move = _score(engine, deadline, 1.0)
+    score, move = _score(engine, deadline, 1.0, depth)
     if score < 0:
         return OpeningChoice(True, [], score)
     return OpeningChoice(False, [move], score)
