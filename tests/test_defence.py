@@ -32,10 +32,13 @@ VCF_DEFENDS = {
 #: such move stops the VCF but loses to a threat of threes that the VCT solver does not
 #: prove within its budget.  Strict, so a position that starts to pass leaves the list.
 #: The two rj15 positions g028 and g063 joined with the learned renju evaluation (9c1e2be),
-#: which an SPRT under renju accepted (+144 Elo, docs/strength.md).
+#: which an SPRT under renju accepted (+144 Elo, docs/strength.md); rj15 g049 joined with
+#: the wider defences against a four-three (+78 Elo at 200 ms, accepted at 500 ms too,
+#: docs/strength.md): at depth 5 it now plays a refuted move, at 1000 ms the answer.
 REFUTED_PLAYED = {
     "tac-st15-defend-g071-p010", "tac-rj15-defend-g051-p015", "tac-fs15-defend-g073-p023",
     "tac-rj15-defend-g018-p018", "tac-rj15-defend-g028-p021", "tac-rj15-defend-g063-p043",
+    "tac-rj15-defend-g049-p019",
 }
 
 

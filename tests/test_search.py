@@ -105,6 +105,28 @@ def test_replies_to_an_open_three_are_blocks_or_fours():
     assert moves == blocks | fours
 
 
+#: A game against Carbon (15x15 freestyle), white to move: black's h14 (7, 13) would
+#: be a four-three (the four on column 8, the three on the anti-diagonal j12 k11).
+#: Black's four can only be blocked on its line, but the three is also broken by a white
+#: stone at l10 (11, 10), m10... and white's m10 (12, 9) does it while making a double
+#: three that wins by VCT.
+FOUR_THREE_GAME = [(13, 11), (13, 9), (14, 11), (12, 8), (10, 11), (8, 8), (8, 12), (11, 13),
+                   (8, 9), (9, 10), (10, 10), (10, 9), (11, 11), (12, 11), (8, 11), (9, 11),
+                   (9, 12)]
+
+
+def test_points_that_break_the_three_of_a_four_three_are_searched():
+    engine = engine_at(FOUR_THREE_GAME)
+    board, ss = engine.board, engine._state
+    n = generate_moves(board.position, board.tables, ss, 0, -1, 1000)
+    moves = {board.geometry.xy(int(c)) for c in ss.move_buf[0, :n]}
+    assert {(12, 9), (11, 10), (7, 14)} <= moves  # the three's ends and the point beyond
+    assert {(8, 10), (8, 13)} <= moves  # the four's two points
+    assert (3, 3) not in moves  # a quiet point elsewhere stops nothing
+    result = engine.search(Limits(depth=6))
+    assert (mate_in(result.score) or 0) > 0 and result.move == (12, 9), result
+
+
 def test_breadth_limit_keeps_the_strongest_candidates():
     engine = engine_at("j12o10m10m12o12l9o7k7j7n6j13l11")
     ss, board = engine._state, engine.board
