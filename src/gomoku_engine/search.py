@@ -88,10 +88,9 @@ ROOT_DONE = 12  # root moves fully searched in the running iteration
 ROOT_CHANGED = 13  # times a root move other than the first raised alpha in it
 ROOT_SCORE = 14  # score of the root's best completed move in it (with the PV in pv[0])
 ROOT_MOVES = 15  # root candidates of the last iteration (1: the move is forced)
-N_COUNTERS = 16
+DEFENCE_STAMP = 16  # the stamp of the last ``_collect_moves`` call that marked defences
+N_COUNTERS = 17
 POLL_INTERVAL = 256
-#: most opponent four-three / open-four points whose lines give a restricted node's defences
-MAX_THREAT_POINTS = 8
 
 # transposition-table bound flags
 TT_EXACT = 1
@@ -159,9 +158,10 @@ class SearchState(NamedTuple):
     counters: npt.NDArray[np.int64]  #: int64[N_COUNTERS] see the index constants above
     stop: npt.NDArray[np.int64]  #: int64[1] set to 1 by another thread to stop
     root_allowed: npt.NDArray[np.int8]  #: int8[n_cells] root moves allowed by ROOT_FILTER
-    #: int8[n_cells] scratch of ``_collect_moves``: 1 on the defences it found on the
-    #: opponent's threat lines, all 0 between calls
-    defence_mark: npt.NDArray[np.int8]
+    #: int64[n_cells] scratch of ``_collect_moves``: the defences it found on the
+    #: opponent's threat lines hold its call's stamp (``counters[DEFENCE_STAMP]``), so
+    #: older marks need no clearing
+    defence_mark: npt.NDArray[np.int64]
 
 
 def tt_entries_for(megabytes: float) -> int:
@@ -188,7 +188,7 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
         counters=counters,
         stop=np.zeros(1, np.int64),
         root_allowed=np.ones(n_cells, np.int8),
-        defence_mark=np.zeros(n_cells, np.int8),
+        defence_mark=np.zeros(n_cells, np.int64),
     )
     # Writing every entry now makes the OS map the pages here, outside any timed move: a
     # fresh table's pages were otherwise faulted in one by one during the first searches,
@@ -280,11 +280,11 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     restricted = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
     if not line_rule:
         restricted = False
-    n_threats = 0
-    threat_points = np.empty(MAX_THREAT_POINTS, np.int64)
+    stamp = 0
     if restricted:
-        n_threats = _threat_points(pos, tab, them, threat_points)
-        _mark_threat_line_defences(pos, tab, ss, them, threat_points, n_threats, 1)
+        ss.counters[DEFENCE_STAMP] += 1
+        stamp = ss.counters[DEFENCE_STAMP]
+        _mark_threat_line_defences(pos, tab, ss, them, stamp)
     moves = ss.move_buf[ply]
     scores = ss.score_buf[ply]
     k0 = ss.killers[ply, 0]
@@ -296,7 +296,7 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
                 or (us == 0 and pos.foul[cell] != 0)):  # renju: black may not play a foul
             continue
         if (restricted and pos.threat[us, cell] < T_FOUR and not defends(pos, them, cell)
-                and ss.defence_mark[cell] == 0):
+                and ss.defence_mark[cell] != stamp):
             continue
         if ply == 0 and ss.counters[ROOT_FILTER] != 0 and ss.root_allowed[cell] == 0:
             continue
@@ -324,38 +324,23 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
             i -= 1
         moves[i] = cell
         scores[i] = score
-    if restricted:
-        _mark_threat_line_defences(pos, tab, ss, them, threat_points, n_threats, 0)
-    return n
-
-
-@njit
-def _threat_points(pos: Position, tab: Tables, them: int, out: npt.NDArray[np.int64]) -> int:
-    """Fill ``out`` with the opponent's four-three and open-four points (at most its
-    length); returns how many."""
-    n = 0
-    for cell in tab.points:
-        t = pos.threat[them, cell]
-        if pos.cells[cell] == EMPTY and (t == T_FOUR_THREE or t == T_OPEN_FOUR):
-            out[n] = cell
-            n += 1
-            if n == out.shape[0]:
-                break
     return n
 
 
 @njit
 def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them: int,
-                               points: npt.NDArray[np.int64], n: int, mark: int) -> None:
-    """Set ``ss.defence_mark`` to ``mark`` on the empty points where our stone weakens what
-    one of the opponent's threat ``points`` makes on a line where it makes an open three,
-    a four or an open four: the three half of a four-three broken, or the three that would
-    become an open four shortened.  Read from the point's line key with our stone added.
-    (``defends`` only sees the points where the opponent would make a four now, which
-    misses the ends of a four-three's three.)  ``mark`` 0 clears what 1 set."""
+                               stamp: int) -> None:
+    """Set ``ss.defence_mark`` to ``stamp`` on the empty points where our stone weakens
+    what one of the opponent's threat points (four-three or open four) makes on a line
+    where it makes an open three, a four or an open four: the three half of a four-three
+    broken, or the three that would become an open four shortened.  Read from the point's
+    line key with our stone added.  (``defends`` only sees the points where the opponent
+    would make a four now, which misses the ends of a four-three's three.)"""
     ours = 2 - them  # our stone's code in a line key: 1 black, 2 white
-    for j in range(n):
-        point = points[j]
+    for point in tab.points:
+        t = pos.threat[them, point]
+        if pos.cells[point] != EMPTY or (t != T_FOUR_THREE and t != T_OPEN_FOUR):
+            continue
         for d in range(4):
             before = pos.patterns[them, point, d]
             if before < OPEN_THREE or before > OPEN_FOUR:
@@ -366,13 +351,10 @@ def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them
                 cell = point + k * step
                 if k == 0 or pos.cells[cell] != EMPTY:
                     continue
-                if mark == 0:
-                    ss.defence_mark[cell] = 0
-                    continue
                 slot = k + 5 if k < 0 else k + 4
                 after = (tab.line_pair[key | (ours << (2 * slot))] >> (4 * them)) & 15
                 if after < before:
-                    ss.defence_mark[cell] = 1
+                    ss.defence_mark[cell] = stamp
 
 
 @njit
