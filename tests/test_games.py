@@ -62,6 +62,18 @@ def test_opening_files_in_both_formats(tmp_path):
             board.play(x, y)
 
 
+def test_renju_games_stop_as_a_draw_at_the_cut_off():
+    """GomocupJudge's renju rule: a draw once 25 points are empty (here 220, to be quick);
+    the other rules play on."""
+    opening = [(7, 7), (8, 7), (8, 10)]
+    record = play_game(GREEDY, GREEDY, size=15, rule=Rule.RENJU, turn_ms=TURN_MS,
+                       opening=opening, renju_draw_empty=220)
+    assert (record.reason, record.winner, len(record.moves)) == ("renju cut-off", 0, 2)
+    record = play_game(GREEDY, GREEDY, size=15, rule=Rule.FREESTYLE, turn_ms=TURN_MS,
+                       opening=opening, renju_draw_empty=220, max_moves=4)
+    assert (record.reason, len(record.moves)) == ("move limit", 4)
+
+
 def test_match_pairs_openings_with_colours_swapped(tmp_path):
     openings = [[(7, 7), (8, 7), (8, 10)]]
     result = run_match(GREEDY, GREEDY, openings, games=2, turn_ms=TURN_MS, max_moves=6)

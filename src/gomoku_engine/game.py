@@ -46,9 +46,19 @@ class GameRecord:
     opening: list[Point]
     moves: list[MoveRecord] = field(default_factory=list)
     winner: int = 0  #: 0 draw (or unfinished), 1 black, 2 white
-    reason: str = ""  #: "five", "board full", "move limit", or the loser's fault
+    #: "five", one of :data:`DRAW_REASONS`, or the loser's fault
+    reason: str = ""
     #: after a forfeit, the last lines exchanged with the loser (``> `` sent, ``< `` read)
     log: list[str] = field(default_factory=list)
+
+
+#: Renju games stop as a draw when this many empty points remain: GomocupJudge's rule (the
+#: Gomocup's "draw after 200 moves" of 2016 on 15x15; ``../shared/protocol.md`` section
+#: 4.2).  Without it a renju game can reach a board whose last empty points are all fouls
+#: for black, who then has no legal move.
+RENJU_DRAW_EMPTY = 25
+#: the reasons of a game ended without a winner and without a fault
+DRAW_REASONS = ("board full", "move limit", "renju cut-off")
 
 
 def foul_reason(board: Board, x: int, y: int) -> str | None:
@@ -73,7 +83,8 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
               match_ms: int = 0, increment_ms: int = 0,
               black_info: Sequence[tuple[str, str]] = (),
               white_info: Sequence[tuple[str, str]] = (),
-              opening_rule: str = "none") -> GameRecord:
+              opening_rule: str = "none",
+              renju_draw_empty: int = RENJU_DRAW_EMPTY) -> GameRecord:
     """Play one game; ``black`` and ``white`` are the engines' command lines.
 
     :param turn_ms: ``INFO timeout_turn`` sent to both engines (ms); 0: no per-move limit
@@ -83,6 +94,8 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
     :param first_move_grace_ms: extra time for each engine's first reply (process start-up,
         JIT loading, ms); that extra is neither a forfeit nor charged to the game clock.
     :param max_moves: stop as a draw after this many moves (opening excluded).
+    :param renju_draw_empty: under renju, stop as a draw ("renju cut-off") once no more
+        than this many points are empty (:data:`RENJU_DRAW_EMPTY`; 0: play to a full board).
     :param match_ms: ``INFO timeout_match``: each engine's time for the whole game (ms);
         0 = none.  The referee keeps each engine's clock, sends ``INFO time_left`` before
         every move, and an engine whose move comes later than ``min(turn, time left) +
@@ -198,6 +211,9 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
                 return record
             if board.is_full:
                 record.reason = "board full"
+                return record
+            if rule == Rule.RENJU and size * size - board.ply <= renju_draw_empty:
+                record.reason = "renju cut-off"
                 return record
             if max_moves is not None and len(record.moves) >= max_moves:
                 record.reason = "move limit"

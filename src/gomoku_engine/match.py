@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .constants import Rule
-from .game import GameRecord, play_game
+from .game import DRAW_REASONS, GameRecord, play_game
 from .notation import Point, format_pair, parse_moves
 from .opening_rules import opening_violation
 from .stats import Sprt
@@ -110,15 +110,15 @@ class MatchResult:
         return wins, losses, draws
 
     def forfeits(self) -> list[str]:
-        """Reasons of every game not ended by a five, a full board or the move limit."""
+        """Reasons of every game not ended by a five or a draw (:data:`DRAW_REASONS`)."""
         return [r.reason for _, _, r in self.games
-                if r.reason not in ("five", "board full", "move limit")]
+                if r.reason != "five" and r.reason not in DRAW_REASONS]
 
     def forfeit_details(self) -> list[str]:
         """``game N: NAME (black) <reason>`` for every forfeit."""
         details = []
         for index, first_black, r in self.games:
-            if r.reason in ("five", "board full", "move limit"):
+            if r.reason == "five" or r.reason in DRAW_REASONS:
                 continue
             loser_black = r.winner == 2
             loser = self.first if loser_black == first_black else self.second
