@@ -5,10 +5,18 @@ kernel_groups`) when it starts and whenever ``INFO algorithm`` or ``INFO threats
 another, and waits for them before ``OK`` (up to a deadline) and before a move.  Groups
 are loaded one at a time, in the order asked, by :func:`gomoku_engine.engine.warmup`
 (numba's on-disk cache, or a compile when the cache is cold).
+
+Each load ends with :func:`gc.freeze`: loading a group leaves some 100,000 objects
+(numba's types and dispatchers) to Python's cyclic garbage collector, and a full
+collection of them took 150 ms, a stall that lands inside whichever timed move triggers
+it (a 200 ms move of a self-play game was 208 ms late that way, its second move after the
+process started).  Frozen, they are never scanned again; the few objects a game makes
+keep every later collection well under a millisecond.
 """
 
 from __future__ import annotations
 
+import gc
 import queue
 import threading
 import time
@@ -66,6 +74,7 @@ class KernelLoader:
             group = self._queue.get()
             try:
                 self.seconds[group] = warmup((group,))
+                gc.freeze()  # see the module docstring; costs no collection
             except Exception:  # noqa: BLE001 - the move's own call retries (and reports) it
                 pass
             finally:
