@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
 
 import pytest
@@ -188,6 +190,28 @@ def test_cli_round_robin_with_options_and_standings(tmp_path):
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["settings"]["engines"][0]["info"] == {"max_node": "1234", "strength": "40"}
     assert len(summary["games"]) == 6
+
+
+def test_a_match_stopped_early_keeps_the_games_it_finished(tmp_path):
+    """Each game is saved as it ends: a long match killed (SIGTERM, as a shell's ``kill``
+    sends) still leaves its finished games and a summary of them."""
+    out = tmp_path / "out"
+    slow = _cli_engine(random_brain("--seed", "5", "--delay-ms", "20"))
+    command = [*ENGINE, "match", "--engine", f"a={_cli_engine(random_brain())}",
+               "--engine", f"b={slow}", "--size", "7", "--games", "40", "--turn-ms", "1000",
+               "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        first = process.stdout.readline()  # "game   N: ..." once a game has ended
+        assert first.startswith("game"), first
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+    summary = json.loads((out / "summary.json").read_text())
+    assert 1 <= len(summary["games"]) < 40
+    for game in summary["games"]:
+        _, _, moves = read_psq((out / f"game_{game['game']:03d}.psq").read_text())
+        assert len(moves) == game["stones"]
 
 
 @pytest.mark.parametrize("code, name", [("0", "freestyle"), ("4", "renju"), ("9", "caro5")])

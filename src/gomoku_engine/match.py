@@ -15,7 +15,7 @@ import json
 import random
 import shlex
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -253,7 +253,7 @@ class Standing:
         return self.wins + self.draws / 2
 
 
-def standings(results: dict[tuple[int, int], MatchResult]) -> list[Standing]:
+def standings(results: Mapping[object, MatchResult]) -> list[Standing]:
     """Every engine's total against the field, best first (points, then fewer games)."""
     table: dict[str, Standing] = {}
     for result in results.values():
@@ -271,26 +271,29 @@ def split_command(command: str) -> list[str]:
     return shlex.split(command)
 
 
-def _write_games(result: MatchResult, path: Path, size: int) -> list[dict]:
+def write_game(result: MatchResult, index: int, first_black: bool, record: GameRecord,
+               folder: str | Path, size: int, write: bool = True) -> dict:
+    """Game ``index`` (0-based) of ``result``'s pair as ``game_NNN.psq`` (each move's time,
+    ms) and ``game_NNN.sgf`` in ``folder`` (N: ``index + 1``); returns its entry of
+    ``summary.json``.  ``write=False``: the entry only."""
     from .records import write_psq, write_sgf
 
-    games = []
-    for index, first_black, record in result.games:
-        black, white = ((result.first, result.second) if first_black
-                        else (result.second, result.first))
-        moves = [(x, y, 0) for x, y in record.opening]
-        moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
-        outcome = {0: "0", 1: "B+", 2: "W+"}[record.winner]
-        stem = path / f"game_{index + 1:03d}"
+    black, white = ((result.first, result.second) if first_black
+                    else (result.second, result.first))
+    moves = [(x, y, 0) for x, y in record.opening]
+    moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
+    outcome = {0: "0", 1: "B+", 2: "W+"}[record.winner]
+    if write:
+        stem = Path(folder) / f"game_{index + 1:03d}"
+        stem.parent.mkdir(parents=True, exist_ok=True)
         stem.with_suffix(".psq").write_text(write_psq(moves, size))
         stem.with_suffix(".sgf").write_text(
             write_sgf([(x, y) for x, y, _ in moves], size, black, white, outcome))
-        game = {"game": index + 1, "black": black, "white": white, "result": outcome,
-                "reason": record.reason, "stones": len(moves)}
-        if record.log:
-            game["transcript"] = record.log  # the faulting engine's last lines
-        games.append(game)
-    return games
+    game = {"game": index + 1, "black": black, "white": white, "result": outcome,
+            "reason": record.reason, "stones": len(moves)}
+    if record.log:
+        game["transcript"] = record.log  # the faulting engine's last lines
+    return game
 
 
 def _pair_summary(result: MatchResult) -> dict:
@@ -304,18 +307,18 @@ def _pair_summary(result: MatchResult) -> dict:
             "forfeits": result.forfeit_details()}
 
 
-def save_tournament(results: dict[tuple[int, int], MatchResult], folder: str | Path,
-                    size: int, settings: dict | None = None) -> None:
+def save_tournament(results: Mapping[object, MatchResult], folder: str | Path,
+                    size: int, settings: dict | None = None, games_too: bool = True) -> None:
     """Every game as ``game_NNN.psq`` and ``game_NNN.sgf`` (N: the game's number in the
     schedule), and ``summary.json`` with each pair's result, the standings and the games.
 
     With one pair the summary also has that pair's figures at its top level.
+    ``games_too=False``: ``summary.json`` only (the games were written as they ended).
     """
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
-    games = []
-    for result in results.values():
-        games += _write_games(result, path, size)
+    games = [write_game(result, index, first_black, record, path, size, games_too)
+             for result in results.values() for index, first_black, record in result.games]
     games.sort(key=lambda g: g["game"])
     pairs = [_pair_summary(r) for r in results.values()]
     summary: dict = {}
