@@ -8,10 +8,8 @@ are loaded one at a time, in the order asked, by :func:`gomoku_engine.engine.war
 
 Each load ends with :func:`gc.freeze`: loading a group leaves some 100,000 objects
 (numba's types and dispatchers) to Python's cyclic garbage collector, and a full
-collection of them took 150 ms, a stall that lands inside whichever timed move triggers
-it (a 200 ms move of a self-play game was 208 ms late that way, its second move after the
-process started).  Frozen, they are never scanned again; the few objects a game makes
-keep every later collection well under a millisecond.
+collection of them took 150 ms, a stall that would land inside whichever timed move
+triggers it.  Frozen, they are never scanned again.
 """
 
 from __future__ import annotations
