@@ -550,12 +550,12 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
         "increment_ms": increment_ms, "tolerance_ms": tolerance_ms,
         "max_moves": max_moves, "openings": openings, "seed": seed,
         "opening_rule": opening_rule}
-    live: dict[int, MatchResult] = {}  # the pairs that have finished a game
+    live: dict[tuple[str, str], MatchResult] = {}  # the pairs that have finished a game
 
     def report(index: int, pair: MatchResult, first_black: bool, record: GameRecord) -> None:
         if out:  # each game as it ends, so a match stopped early keeps what it played
             write_game(pair, index, first_black, record, out, size)
-            live[id(pair)] = pair
+            live[pair.first, pair.second] = pair
             save_tournament(live, out, size, settings, games_too=False)
         black, white = (pair.first, pair.second) if first_black else (pair.second, pair.first)
         outcome = {0: "draw", 1: f"{black} wins", 2: f"{white} wins"}[record.winner]
@@ -608,7 +608,7 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
                        f"{100 * row.points / row.games:5.1f}% "
                        f"{est.elo + 0.0:+7.1f} {_interval(est.low, est.high)}")
     if out:
-        save_tournament(results, out, size, settings)
+        save_tournament(results, out, size, settings, games_too=False)  # written as they ended
         click.echo(f"Games saved in {out}")
     forfeits = [f for r in results.values() for f in r.forfeit_details()]
     click.echo(f"Forfeits: {len(forfeits)}" + "".join(f"\n  {f}" for f in forfeits))

@@ -271,29 +271,41 @@ def split_command(command: str) -> list[str]:
     return shlex.split(command)
 
 
-def write_game(result: MatchResult, index: int, first_black: bool, record: GameRecord,
-               folder: str | Path, size: int, write: bool = True) -> dict:
-    """Game ``index`` (0-based) of ``result``'s pair as ``game_NNN.psq`` (each move's time,
-    ms) and ``game_NNN.sgf`` in ``folder`` (N: ``index + 1``); returns its entry of
-    ``summary.json``.  ``write=False``: the entry only."""
-    from .records import write_psq, write_sgf
+#: a game's result as SGF's RE and summary.json write it, by GameRecord.winner
+RESULT_CODES = {0: "0", 1: "B+", 2: "W+"}
 
-    black, white = ((result.first, result.second) if first_black
-                    else (result.second, result.first))
-    moves = [(x, y, 0) for x, y in record.opening]
-    moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
-    outcome = {0: "0", 1: "B+", 2: "W+"}[record.winner]
-    if write:
-        stem = Path(folder) / f"game_{index + 1:03d}"
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        stem.with_suffix(".psq").write_text(write_psq(moves, size))
-        stem.with_suffix(".sgf").write_text(
-            write_sgf([(x, y) for x, y, _ in moves], size, black, white, outcome))
-    game = {"game": index + 1, "black": black, "white": white, "result": outcome,
-            "reason": record.reason, "stones": len(moves)}
+
+def _colours(result: MatchResult, first_black: bool) -> tuple[str, str]:
+    """Names of the black and the white engine of one of ``result``'s games."""
+    return (result.first, result.second) if first_black else (result.second, result.first)
+
+
+def game_entry(result: MatchResult, index: int, first_black: bool,
+               record: GameRecord) -> dict:
+    """Game ``index`` (0-based) of ``result``'s pair as its entry of ``summary.json``."""
+    black, white = _colours(result, first_black)
+    game = {"game": index + 1, "black": black, "white": white,
+            "result": RESULT_CODES[record.winner], "reason": record.reason,
+            "stones": len(record.opening) + len(record.moves)}
     if record.log:
         game["transcript"] = record.log  # the faulting engine's last lines
     return game
+
+
+def write_game(result: MatchResult, index: int, first_black: bool, record: GameRecord,
+               folder: str | Path, size: int) -> None:
+    """Game ``index`` (0-based) of ``result``'s pair as ``game_NNN.psq`` (each move's time,
+    ms) and ``game_NNN.sgf`` in ``folder`` (N: ``index + 1``)."""
+    from .records import write_psq, write_sgf
+
+    black, white = _colours(result, first_black)
+    moves = [(x, y, 0) for x, y in record.opening]
+    moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
+    stem = Path(folder) / f"game_{index + 1:03d}"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".psq").write_text(write_psq(moves, size))
+    stem.with_suffix(".sgf").write_text(write_sgf([(x, y) for x, y, _ in moves], size, black,
+                                                  white, RESULT_CODES[record.winner]))
 
 
 def _pair_summary(result: MatchResult) -> dict:
@@ -317,8 +329,12 @@ def save_tournament(results: Mapping[object, MatchResult], folder: str | Path,
     """
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
-    games = [write_game(result, index, first_black, record, path, size, games_too)
-             for result in results.values() for index, first_black, record in result.games]
+    games = []
+    for result in results.values():
+        for index, first_black, record in result.games:
+            if games_too:
+                write_game(result, index, first_black, record, path, size)
+            games.append(game_entry(result, index, first_black, record))
     games.sort(key=lambda g: g["game"])
     pairs = [_pair_summary(r) for r in results.values()]
     summary: dict = {}
@@ -331,7 +347,11 @@ def save_tournament(results: Mapping[object, MatchResult], folder: str | Path,
                        "draws": s.draws, "points": s.points} for s in standings(results)],
         "games": games,
     })
-    (path / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    # written aside, then renamed over the old one: a match killed mid-write keeps a whole
+    # summary
+    scratch = path / "summary.json.tmp"
+    scratch.write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    scratch.replace(path / "summary.json")
 
 
 def save_match(result: MatchResult, folder: str | Path, first_name: str, second_name: str,
