@@ -519,8 +519,8 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
           --openings ../shared/openings/freestyle15_balanced_dev.pos
     """
     from .game import GameRecord
-    from .match import (Clock, MatchResult, check_openings, load_openings, run_round_robin,
-                        save_tournament, standings, write_game)
+    from .match import (Clock, MatchResult, check_openings, colours, load_openings,
+                        run_round_robin, save_tournament, standings, write_game)
     from .stats import elo_estimate
 
     if len(engines) < 2:
@@ -557,7 +557,7 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
             write_game(pair, index, first_black, record, out, size)
             live[pair.first, pair.second] = pair
             save_tournament(live, out, size, settings, games_too=False)
-        black, white = (pair.first, pair.second) if first_black else (pair.second, pair.first)
+        black, white = colours(pair, first_black)
         outcome = {0: "draw", 1: f"{black} wins", 2: f"{white} wins"}[record.winner]
         progress.write(f"game {index + 1:3d}: {black} (black) vs {white} (white): {outcome} "
                        f"({record.reason}, {len(record.opening) + len(record.moves)} stones)",

@@ -275,7 +275,7 @@ def split_command(command: str) -> list[str]:
 RESULT_CODES = {0: "0", 1: "B+", 2: "W+"}
 
 
-def _colours(result: MatchResult, first_black: bool) -> tuple[str, str]:
+def colours(result: MatchResult, first_black: bool) -> tuple[str, str]:
     """Names of the black and the white engine of one of ``result``'s games."""
     return (result.first, result.second) if first_black else (result.second, result.first)
 
@@ -283,7 +283,7 @@ def _colours(result: MatchResult, first_black: bool) -> tuple[str, str]:
 def game_entry(result: MatchResult, index: int, first_black: bool,
                record: GameRecord) -> dict:
     """Game ``index`` (0-based) of ``result``'s pair as its entry of ``summary.json``."""
-    black, white = _colours(result, first_black)
+    black, white = colours(result, first_black)
     game = {"game": index + 1, "black": black, "white": white,
             "result": RESULT_CODES[record.winner], "reason": record.reason,
             "stones": len(record.opening) + len(record.moves)}
@@ -298,7 +298,7 @@ def write_game(result: MatchResult, index: int, first_black: bool, record: GameR
     ms) and ``game_NNN.sgf`` in ``folder`` (N: ``index + 1``)."""
     from .records import write_psq, write_sgf
 
-    black, white = _colours(result, first_black)
+    black, white = colours(result, first_black)
     moves = [(x, y, 0) for x, y in record.opening]
     moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
     stem = Path(folder) / f"game_{index + 1:03d}"
