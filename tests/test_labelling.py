@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku_engine import labelling, selfplay, tuning
+from gomoku_engine.board import Board
 from gomoku_engine.cli import main
+from gomoku_engine.constants import Rule
 from gomoku_engine.evaluation import N_CANON
 from gomoku_engine.search import MATE
 
@@ -73,3 +75,45 @@ def test_a_label_off_the_games_is_refused():
                               np.array([5], np.int32), np.array([0], np.int8))
     with pytest.raises(ValueError, match="no ply 7"):
         tuning.build_labelled_dataset(records, labels)
+
+
+def test_games_of_another_engine(tmp_path):
+    """selfplay --engine: the openings of the seed's own self-play games, then every move
+    the outside engine's (this engine over the protocol here, depth 2), each legal, the
+    result the board's; the file says which engine played, and tune reads it."""
+    games = tmp_path / "external.npz"
+    command = f"{sys.executable} -m gomoku_engine"
+    out = CliRunner().invoke(main, ["selfplay", "--engine", command, "--depth", "2",
+                                    "--games", "3", "--size", "9", "--seed", "6",
+                                    "--out", str(games)])
+    assert out.exit_code == 0, out.output
+    records = selfplay.load([games])
+    own = selfplay.generate(Rule.FREESTYLE, 3, seed=6, nodes=100, size=9)
+    with np.load(games) as f:
+        assert str(f["engine"]) == command and int(f["depth"]) == 2 and int(f["nodes"]) == 0
+    for g, record in enumerate(own):
+        moves = records["moves"][g, : records["length"][g]]
+        assert records["opening"][g] == record.opening
+        assert list(moves[: record.opening]) == record.moves[: record.opening]
+        board = Board(9)
+        for cell in moves:
+            assert board.is_legal(cell % 9, cell // 9) and not board.winner
+            board.play(cell % 9, cell // 9)
+        assert board.winner or board.is_full
+        assert records["result"][g] == board.winner
+    assert len(tuning.build_dataset(records).target) > 0
+
+
+def test_an_illegal_answer_is_refused(tmp_path):
+    """An engine that answers a move onto a stone stops the games with an error."""
+    script = tmp_path / "bad_engine.py"
+    script.write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    word = line.strip().upper()\n"
+        "    if word.startswith('START'): print('OK', flush=True)\n"
+        "    elif word == 'DONE': print('4,4', flush=True)\n"
+        "    elif word == 'END': break\n")
+    with pytest.raises(RuntimeError, match="not a legal move"):
+        selfplay.generate_external([sys.executable, str(script)], Rule.FREESTYLE, 2, seed=1,
+                                   depth=2, size=9)

@@ -149,19 +149,33 @@ def bench(depth: int | None) -> None:
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes playing games side by side (the games do not depend on it).")
+@click.option("--engine", "command", default=None,
+              help="Command line of another Gomocup engine (e.g. a rapfi build's pbrain-rapfi) "
+                   "to play both sides from the same openings instead of this one.")
+@click.option("--depth", type=click.IntRange(1, 60), default=10, show_default=True,
+              help="With --engine: the depth limit of its search (INFO max_depth).")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
               help="The .npz file to write.")
 def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: int,
-             out: str) -> None:
+             command: str | None, depth: int, out: str) -> None:
     """Play seeded self-play games from random openings and save them for `tune`."""
+    import shlex
+
     from tqdm import tqdm
 
-    from .selfplay import generate, save
+    from .selfplay import generate, generate_external, save
 
+    argv = None if command is None else shlex.split(command)
     with tqdm(total=games, unit="game", disable=None) as bar:
-        records = generate(RULES[rule], games, seed, nodes, size, workers,
-                           progress=lambda _: bar.update())
-    save(out, records, size, RULES[rule], nodes, seed)
+        if argv is None:
+            records = generate(RULES[rule], games, seed, nodes, size, workers,
+                               progress=lambda _: bar.update())
+        else:
+            if workers > 1:
+                raise click.UsageError("--engine plays its games in one process: no --workers")
+            records = generate_external(argv, RULES[rule], games, seed, depth, size,
+                                        progress=lambda _: bar.update())
+    save(out, records, size, RULES[rule], 0 if argv else nodes, seed, argv, depth)
     wins = [sum(r.result == c for r in records) for c in (1, 2, 0)]
     click.echo(f"{games} games, {sum(len(r.moves) for r in records)} moves: black {wins[0]}, "
                f"white {wins[1]}, draws {wins[2]} -> {out}")

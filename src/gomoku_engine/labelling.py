@@ -92,24 +92,16 @@ def label_games(games: dict, command: Sequence[str], depth: int,
         ``ANSWER_TIMEOUT`` seconds.
     """
     size, rule = int(games["size"]), int(games["rule"])
-    engine = EngineProcess(command)
+    engine = open_engine(command, size, rule, depth)
     rows: list[tuple[int, int, int, int]] = []
     try:
-        engine.send(f"START {size}")
-        reply = engine.read_reply(ANSWER_TIMEOUT)
-        if reply.upper() != "OK":
-            raise RuntimeError(f"the engine refused START {size}: {reply}")
-        # the depth is the limit: turn and match times far beyond it
-        engine.send(f"INFO rule {rule}", f"INFO max_depth {depth}",
-                    f"INFO timeout_turn {int(ANSWER_TIMEOUT * 1000) // 2}",
-                    "INFO timeout_match 1000000000")
         board = Board(size, rule=rule)
         for g in range(len(games["length"])):
             moves = [int(c) for c in games["moves"][g, : games["length"][g]]]
             board.clear()
             for ply, cell in enumerate(moves):
                 if ply >= games["opening"][g] and is_training_position(board):
-                    scored = _score_position(engine, moves[:ply], size)
+                    scored, _ = ask_position(engine, moves[:ply], size)
                     if scored is not None:
                         rows.append((g, ply, *scored))
                 board.play(cell % size, cell // size)
@@ -122,11 +114,39 @@ def label_games(games: dict, command: Sequence[str], depth: int,
                   table[:, 2].astype(np.int32), table[:, 3].astype(np.int8))
 
 
-def _score_position(engine: EngineProcess, moves: list[int], size: int
-                    ) -> tuple[int, int] | None:
-    """The engine's last score of the position after ``moves``, for the side to move, or
-    None if it moved without one (this engine plays a forced win found before its
-    search, or a forced reply, at once)."""
+def open_engine(command: Sequence[str], size: int, rule: int, depth: int) -> EngineProcess:
+    """Start the Gomocup engine run by ``command`` for a game on a ``size`` board under
+    ``rule`` (an ``INFO rule`` code), its search limited to ``depth`` plies (``INFO
+    max_depth``; turn and match times far beyond it).
+
+    :raises RuntimeError: if the engine refuses ``START``.
+    """
+    engine = EngineProcess(command)
+    try:
+        engine.send(f"START {size}")
+        reply = engine.read_reply(ANSWER_TIMEOUT)
+        if reply.upper() != "OK":
+            raise RuntimeError(f"the engine refused START {size}: {reply}")
+        engine.send(f"INFO rule {rule}", f"INFO max_depth {depth}",
+                    f"INFO timeout_turn {int(ANSWER_TIMEOUT * 1000) // 2}",
+                    "INFO timeout_match 1000000000")
+    except BaseException:
+        engine.close()
+        raise
+    return engine
+
+
+def ask_position(engine: EngineProcess, moves: list[int], size: int
+                 ) -> tuple[tuple[int, int] | None, str]:
+    """Send the position after ``moves`` (flat points ``x + y * size`` in game order) with
+    ``BOARD`` and read the engine's answer.
+
+    :returns: the last ``(score, mate)`` of its ``MESSAGE`` lines for the side to move
+        (None if it moved without one: this engine plays a forced win found before its
+        search, or a forced reply, at once), and its reply line (the move).
+    :raises gomoku_engine.client.EngineTimeout: if it does not answer in ``ANSWER_TIMEOUT``
+        seconds.
+    """
     to_move = len(moves) % 2
     engine.send("BOARD", *(f"{c % size},{c // size},{1 if k % 2 == to_move else 2}"
                            for k, c in enumerate(moves)), "DONE")
@@ -137,8 +157,7 @@ def _score_position(engine: EngineProcess, moves: list[int], size: int
         if parsed is not None:
             found = parsed
         elif not line.upper().startswith(("MESSAGE", "DEBUG")):
-            break  # the move: the search is over
-    return found
+            return found, line  # the move: the search is over
 
 
 def save_labels(path: Path | str, labels: Labels, depth: int, command: Sequence[str]) -> None:
@@ -154,4 +173,5 @@ def load_labels(path: Path | str) -> Labels:
         return Labels(f["game"], f["ply"], f["score"], f["mate"])
 
 
-__all__ = ["Labels", "label_games", "load_labels", "parse_score", "save_labels"]
+__all__ = ["Labels", "ask_position", "label_games", "load_labels", "open_engine", "parse_score",
+           "save_labels"]
