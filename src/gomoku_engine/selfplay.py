@@ -37,6 +37,8 @@ import numpy.typing as npt
 from .board import Board
 from .constants import Rule
 from .engine import Engine, Limits
+from .errors import InvalidMoveError
+from .notation import parse_pair
 from .search import MATE_BOUND
 
 #: opening stones are drawn from the central OPENING_SPAN x OPENING_SPAN square
@@ -144,8 +146,8 @@ def generate_external(command: Sequence[str], rule: Rule, games: int, seed: int,
             while not board.winner and not board.is_full:
                 scored, reply = ask_position(engine, moves, size)
                 try:
-                    x, y = (int(v) for v in reply.split(","))
-                except ValueError:
+                    x, y = parse_pair(reply)
+                except InvalidMoveError:
                     x = y = -1
                 if not board.is_legal(x, y):
                     raise RuntimeError(f"game {i}: the engine answered {reply!r}, not a legal "
