@@ -35,10 +35,14 @@ VCF_DEFENDS = {
 #: which an SPRT under renju accepted (+144 Elo, docs/strength.md); rj15 g049 joined with
 #: the wider defences against a four-three (+78 Elo at 200 ms, accepted at 500 ms too,
 #: docs/strength.md): at depth 5 it now plays a refuted move, at 1000 ms the answer.
+#: With the freestyle table fitted to Rapfi's games (9512247, +73 Elo at 200 ms,
+#: docs/strength.md) fs15 g073 left the list and fs15 g014 and g134 joined it; at a
+#: 1000 ms game move g134 and g073 get the answer with either table, and g014 the same
+#: refuted move (4,3) with either table.
 REFUTED_PLAYED = {
-    "tac-st15-defend-g071-p010", "tac-rj15-defend-g051-p015", "tac-fs15-defend-g073-p023",
-    "tac-rj15-defend-g018-p018", "tac-rj15-defend-g028-p021", "tac-rj15-defend-g063-p043",
-    "tac-rj15-defend-g049-p019",
+    "tac-st15-defend-g071-p010", "tac-rj15-defend-g051-p015", "tac-fs15-defend-g014-p012",
+    "tac-fs15-defend-g134-p035", "tac-rj15-defend-g018-p018", "tac-rj15-defend-g028-p021",
+    "tac-rj15-defend-g063-p043", "tac-rj15-defend-g049-p019",
 }
 
 
