@@ -127,7 +127,7 @@ def test_pipeline_end_to_end(tmp_path):
         assert table["values"].shape == (N_CANON,) and table["values"].dtype == np.int32
         assert int(table["rule"]) == Rule.FREESTYLE
     dataset = tuning.build_dataset(data)
-    assert len(dataset.target) == len(dataset.features) > 0
+    assert len(dataset.target) == dataset.features.shape[0] > 0
     assert set(np.unique(dataset.target)) <= {0.0, 0.5, 1.0}
 
 
