@@ -57,6 +57,10 @@ def test_label_and_fit_end_to_end(tmp_path):
 
     data, scale = tuning.build_labelled_dataset(records, labels, mix=0.5)
     assert scale > 0 and data.features.shape == (len(labels.game), N_CANON)
+    # each labelled row is the feature row of a quiet position of its own game
+    labelled, plain = data.features.toarray(), by_results.features.toarray()
+    for i, g in enumerate(labels.game):
+        assert (plain[by_results.game == g] == labelled[i]).all(axis=1).any()
     assert set(np.unique(data.result)) <= {0.0, 0.5, 1.0}
     assert np.all((data.target >= 0) & (data.target <= 1))
     assert not np.array_equal(data.target, data.result)  # the scores moved the target

@@ -128,6 +128,16 @@ def test_pipeline_end_to_end(tmp_path):
         assert int(table["rule"]) == Rule.FREESTYLE
     dataset = tuning.build_dataset(data)
     assert len(dataset.target) == dataset.features.shape[0] > 0
+    # the sparse rows are the dense feature rows of the games' quiet positions, in order
+    dense, size = [], int(data["size"])
+    for g in range(len(data["length"])):
+        board = Board(size, rule=Rule.FREESTYLE)
+        for ply, cell in enumerate(data["moves"][g, : data["length"][g]]):
+            row = tuning.position_features(board) if ply >= data["opening"][g] else None
+            if row is not None:
+                dense.append(row)
+            board.play(int(cell) % size, int(cell) // size)
+    np.testing.assert_array_equal(dataset.features.toarray(), np.array(dense))
     assert set(np.unique(dataset.target)) <= {0.0, 0.5, 1.0}
 
 

@@ -156,7 +156,7 @@ def _stack(rows: Sequence[tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]]
     indptr[1:] = np.cumsum([len(cols) for cols, _ in rows])
     cols = np.concatenate([c for c, _ in rows]) if rows else np.zeros(0, np.intp)
     vals = np.concatenate([v for _, v in rows]) if rows else np.zeros(0, np.float32)
-    return sparse.csr_matrix((vals.astype(np.float32), cols, indptr), shape=(len(rows), N_CANON))
+    return sparse.csr_matrix((vals, cols, indptr), shape=(len(rows), N_CANON))
 
 
 def build_labelled_dataset(games: dict, labels: Labels, mix: float = 1.0
