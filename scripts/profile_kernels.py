@@ -1,0 +1,99 @@
+"""Where the search's time goes, per jitted kernel, with Linux ``perf``.
+
+``perf`` cannot name numba's JIT code by itself: it shows bare addresses.  This script
+compiles the kernels in memory (a fresh ``NUMBA_CACHE_DIR``, so numba keeps each
+library's LLVM module and its function names), writes ``/tmp/perf-<pid>.map`` (perf's
+map file for JIT code: start, size, name), and then searches the 15x15 freestyle
+``bench`` positions to a fixed depth.  The size of each function is taken as the distance
+to the next known function, so a few bytes of padding may be charged to the wrong name.
+
+    perf record -o kernels.data python scripts/profile_kernels.py --depth 16
+    perf report -i kernels.data --no-children --sort dso,sym | grep JIT
+
+Compilation takes most of the run's samples; the ``[JIT]`` rows are the search.  Kernels
+that are inlined into their callers (``evaluate``, the TT probe, ``_collect_moves``) are
+charged to the caller.  CPU time per node is printed from the process's own clock, so
+another job on the machine changes it less than wall time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import time
+
+os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="gomoku-profile-")
+
+import click  # noqa: E402
+from numba.core.registry import CPUDispatcher  # noqa: E402
+
+from gomoku_engine import position, rules, search, threats  # noqa: E402
+from gomoku_engine.bench import POSITIONS  # noqa: E402
+from gomoku_engine.constants import Rule  # noqa: E402
+from gomoku_engine.engine import Engine, Limits  # noqa: E402
+from gomoku_engine.notation import parse_moves  # noqa: E402
+
+#: a kernel's name inside numba's mangled symbol: ``...gomoku_engine<n>search<n>negamax...``
+_KERNEL = re.compile(r"gomoku_engine\d+[a-z_]+\d+(_?[A-Za-z_0-9]+?)B\d")
+
+
+def _search_all(depth: int) -> int:
+    nodes = 0
+    for pos in POSITIONS:
+        if pos.size != 15 or pos.rule != Rule.FREESTYLE:
+            continue
+        engine = Engine(pos.size, rule=pos.rule, hash_mb=64)
+        for x, y in parse_moves(pos.moves):
+            engine.board.play(x, y)
+        nodes += engine.search(Limits(depth=depth)).nodes
+    return nodes
+
+
+def _jit_symbols() -> list[tuple[int, str]]:
+    """(address, kernel name) of every function numba compiled for our modules."""
+    found: set[tuple[int, str]] = set()
+    for module in (position, rules, search, threats):
+        for dispatcher in vars(module).values():
+            if not isinstance(dispatcher, CPUDispatcher):
+                continue
+            for compiled in dispatcher.overloads.values():
+                library = compiled.library
+                for function in library._final_module.functions:  # noqa: SLF001
+                    if function.is_declaration:
+                        continue
+                    address = library.get_pointer_to_function(function.name)
+                    match = _KERNEL.search(function.name)
+                    if address and match:
+                        found.add((address, match.group(1)))
+    return sorted(found)
+
+
+def _write_perf_map(symbols: list[tuple[int, str]]) -> str:
+    path = f"/tmp/perf-{os.getpid()}.map"
+    with open(path, "w") as out:
+        for i, (address, name) in enumerate(symbols):
+            size = symbols[i + 1][0] - address if i + 1 < len(symbols) else 1 << 16
+            out.write(f"{address:x} {min(size, 1 << 20):x} {name}\n")
+    return path
+
+
+@click.command()
+@click.option("--depth", type=int, default=16, show_default=True,
+              help="Search depth of every 15x15 freestyle bench position.")
+@click.option("--repeat", type=int, default=10, show_default=True,
+              help="Searches of the positions (more samples of the search, fewer of the compiler).")
+def main(depth: int, repeat: int) -> None:
+    """Compile, write the perf map, then search the positions."""
+    _search_all(4)  # compiles every kernel the search uses
+    path = _write_perf_map(_jit_symbols())
+    start = time.process_time()
+    nodes = sum(_search_all(depth) for _ in range(repeat))
+    seconds = time.process_time() - start
+    click.echo(f"perf map {path}; {nodes} nodes, {seconds * 1e6 / nodes:.2f} us of CPU a node",
+               err=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
