@@ -4,8 +4,10 @@
 compiles the kernels in memory (a fresh ``NUMBA_CACHE_DIR``, so numba keeps each
 library's LLVM module and its function names), writes ``/tmp/perf-<pid>.map`` (perf's
 map file for JIT code: start, size, name), and then searches the 15x15 freestyle
-``bench`` positions to a fixed depth.  The size of each function is taken as the distance
-to the next known function, so a few bytes of padding may be charged to the wrong name.
+``bench`` positions to a fixed depth (:func:`gomoku_engine.bench.run_bench`).  The size
+of each function is taken as the distance to the next known function, so a few bytes of
+padding may be charged to the wrong name, and numba's small helpers that have no kernel
+name (its reference counting among them) show as bare addresses.
 
     perf record -o kernels.data python scripts/profile_kernels.py --depth 16
     perf report -i kernels.data --no-children --sort dso,sym | grep JIT
@@ -30,25 +32,17 @@ import click  # noqa: E402
 from numba.core.registry import CPUDispatcher  # noqa: E402
 
 from gomoku_engine import position, rules, search, threats  # noqa: E402
-from gomoku_engine.bench import POSITIONS  # noqa: E402
+from gomoku_engine.bench import POSITIONS, run_bench  # noqa: E402
 from gomoku_engine.constants import Rule  # noqa: E402
-from gomoku_engine.engine import Engine, Limits  # noqa: E402
-from gomoku_engine.notation import parse_moves  # noqa: E402
 
 #: a kernel's name inside numba's mangled symbol: ``...gomoku_engine<n>search<n>negamax...``
 _KERNEL = re.compile(r"gomoku_engine\d+[a-z_]+\d+(_?[A-Za-z_0-9]+?)B\d")
+FREESTYLE_15 = tuple(p for p in POSITIONS if p.size == 15 and p.rule == Rule.FREESTYLE)
 
 
 def _search_all(depth: int) -> int:
-    nodes = 0
-    for pos in POSITIONS:
-        if pos.size != 15 or pos.rule != Rule.FREESTYLE:
-            continue
-        engine = Engine(pos.size, rule=pos.rule, hash_mb=64)
-        for x, y in parse_moves(pos.moves):
-            engine.board.play(x, y)
-        nodes += engine.search(Limits(depth=depth)).nodes
-    return nodes
+    """Nodes of ``gomoku-engine bench``'s search of the 15x15 freestyle positions."""
+    return run_bench(depth, FREESTYLE_15).nodes
 
 
 def _jit_symbols() -> list[tuple[int, str]]:
