@@ -109,9 +109,12 @@ def has_five(board: Board, colour: int) -> bool:
 
 
 def assert_winning_line(board: Board, line: list[Point], colour: int) -> None:
-    """``line`` is five of ``colour``'s stones on ``board`` that make a win (checked by
-    :func:`five_through`, not by the code that reported the line)."""
-    assert len(line) == 5 and all(board.at(x, y) == colour for x, y in line)
+    """``line`` is five of ``colour``'s stones on ``board`` that make a win, or more where
+    the rule lets an overline win (checked by :func:`five_through`, not by the code that
+    reported the line)."""
+    overline_wins = not board.rule.exact_five(colour)
+    assert len(line) == 5 or (len(line) > 5 and overline_wins)
+    assert all(board.at(x, y) == colour for x, y in line)
     assert five_through(board.at, board.width, board.height, line[0], colour)
 
 
