@@ -1,9 +1,9 @@
 """Where the games one engine lost went wrong, in a stronger engine's eyes.
 
-Reads the games of a match saved with ``gomoku-engine match --out`` (each game's ``.psq``
-and ``.sgf``), has a reviewer (any Gomocup engine that prints its score in ``MESSAGE``
-lines, such as Rapfi; see :mod:`gomoku_engine.labelling`) score every position after the
-opening at a fixed depth, and turns each score into the named engine's win probability,
+Reads the games of a 15x15 freestyle match saved with ``gomoku-engine match --out``
+(each game's ``.psq`` and ``.sgf``), has a reviewer (any Gomocup engine that prints its
+score in ``MESSAGE`` lines, such as Rapfi; see :mod:`gomoku_engine.labelling`) score
+every position after the opening at a fixed depth, and turns each score into the named engine's win probability,
 ``sigmoid(score / scale)`` (rapfi's classical depth-2 scores measured 140.9 units per
 logit of the game results, docs/evaluation.md).  For each lost game it prints the stone
 count at which the probability fell below 20% and the largest drops across the named
@@ -33,6 +33,7 @@ from gomoku_engine.labelling import ask_position, open_engine
 from gomoku_engine.records import read_psq
 
 FREESTYLE = 0  #: ``INFO rule`` code
+SIZE = 15  #: the peer matches' board (the reviewer is started for it)
 
 
 def _win_probability(answer: tuple[int, int] | None, scale: float) -> float:
@@ -60,8 +61,8 @@ def main(run: Path, name: str, reviewer: str, depth: int, scale: float, drop: fl
     """Review the games NAME lost in RUN with the REVIEWER engine."""
     run = run.resolve()
     os.chdir("/")  # rapfi reads ./config.toml first: start it where there is none
-    judge = open_engine([os.path.expanduser(reviewer)], 15, FREESTYLE, depth)
-    mistakes: list[tuple[list[int], int, float]] = []  # moves, board size, drop
+    judge = open_engine([os.path.expanduser(reviewer)], SIZE, FREESTYLE, depth)
+    mistakes: list[list[int]] = []  # the moves up to and including each mistake
     try:
         for psq in sorted(run.glob("game_*.psq")):
             sgf = psq.with_suffix(".sgf").read_text()
@@ -73,11 +74,13 @@ def main(run: Path, name: str, reviewer: str, depth: int, scale: float, drop: fl
             if (result.group(1) == "B") == (ours == 0):
                 continue  # won or drawn
             size, _, moves = read_psq(psq.read_text())
-            flat = [x + size * y for x, y, _ in moves]
+            if size != SIZE:
+                raise click.ClickException(f"{psq.name}: {size}x{size}, not {SIZE}x{SIZE}")
+            flat = [x + SIZE * y for x, y, _ in moves]
             opening = next((i for i, m in enumerate(moves) if m[2] > 0), len(moves))
             ours_p = []  # our win probability before each move from the opening on
             for k in range(opening, len(flat)):
-                p = _win_probability(ask_position(judge, flat[:k], size)[0], scale)
+                p = _win_probability(ask_position(judge, flat[:k], SIZE)[0], scale)
                 ours_p.append(p if k % 2 == ours else 1.0 - p)
             drops = sorted(((ours_p[j] - ours_p[j + 1], opening + j)
                             for j in range(len(ours_p) - 1) if (opening + j) % 2 == ours
@@ -86,34 +89,33 @@ def main(run: Path, name: str, reviewer: str, depth: int, scale: float, drop: fl
             click.echo(f"{psq.stem}: starts at {ours_p[0]:.2f}, below 20% from stone "
                        f"{lost_at} of {len(flat)}; largest drops "
                        + ", ".join(f"{d:.2f} at stone {k + 1}" for d, k in drops[:3]))
-            # the moves up to and including the mistake
-            mistakes += [(flat[:k + 1], size, d) for d, k in drops[:3] if d >= drop]
+            mistakes += [flat[:k + 1] for d, k in drops[:3] if d >= drop]
         if nodes and mistakes:
             _search_again(judge, mistakes, nodes, scale)
     finally:
         judge.close()
 
 
-def _search_again(judge, mistakes: list[tuple[list[int], int, float]], budgets: tuple[int, ...],
+def _search_again(judge, mistakes: list[list[int]], budgets: tuple[int, ...],
                   scale: float) -> None:
     """Rate, by the reviewer, the reviewer's move, the move played and this engine's fresh
     choice at each budget, as the mover's win probability after the move."""
-    def after(moves: list[int], size: int) -> float:
-        return 1.0 - _win_probability(ask_position(judge, moves, size)[0], scale)
+    def after(moves: list[int]) -> float:
+        return 1.0 - _win_probability(ask_position(judge, moves, SIZE)[0], scale)
 
     sums = {"reviewer": 0.0, "played": 0.0, **{str(b): 0.0 for b in budgets}}
-    for moves, size, _ in mistakes:
-        before, played = moves[:-1], moves[-1]
-        reply = ask_position(judge, before, size)[1]
+    for moves in mistakes:
+        before = moves[:-1]
+        reply = ask_position(judge, before, SIZE)[1]
         x, y = (int(t) for t in reply.split(","))
-        sums["reviewer"] += after(before + [x + size * y], size)
-        sums["played"] += after(moves, size)
+        sums["reviewer"] += after(before + [x + SIZE * y])
+        sums["played"] += after(moves)
         for budget in budgets:
-            engine = Engine(size)
+            engine = Engine(SIZE)
             for cell in before:
-                engine.board.play(cell % size, cell // size)
+                engine.board.play(cell % SIZE, cell // SIZE)
             mx, my = engine.search(Limits(nodes=budget)).move
-            sums[str(budget)] += after(before + [mx + size * my], size)
+            sums[str(budget)] += after(before + [mx + SIZE * my])
     n = len(mistakes)
     click.echo(f"{n} positions before a drop; the mover's mean win probability after "
                f"the reviewer's move {sums['reviewer'] / n:.3f}, the move played "
