@@ -41,6 +41,32 @@ def test_round_robin_plan_pairs_openings_per_pair():
                                                            games=20, seed=7)][::2]
 
 
+def test_results_are_counted_by_pairs_of_games_from_one_opening():
+    """Games 2k and 2k+1 of a pair share an opening (k), with colours swapped; a round
+    robin of three engines interleaves the pairs, so a pair's games of opening k are
+    6k to 6k+5.  An opening with one game so far is not counted."""
+    from gomoku_engine.game import GameRecord
+    from gomoku_engine.match import MatchResult
+
+    def game(index: int, first_black: bool, winner: int) -> tuple:
+        return (index, first_black, GameRecord(opening=[], winner=winner))
+
+    two = MatchResult(games=[game(0, True, 1), game(1, False, 1),   # black wins both: 1
+                             game(2, True, 1), game(3, False, 2),   # first wins both: 2
+                             game(4, True, 0), game(5, False, 1),   # draw, loss: 1/2
+                             game(6, True, 2)])                     # unpaired
+    assert two.pentanomial() == (0, 1, 1, 0, 1)
+    assert two.score() == (3, 3, 1)
+    three = MatchResult(pair_stride=6, games=[game(0, True, 2), game(1, False, 1),
+                                              game(6, True, 1), game(7, False, 2)])
+    assert three.pentanomial() == (1, 0, 0, 0, 1)
+    engines = [EngineSpec(name, tuple(RANDOM9)) for name in ("a", "b", "c")]
+    results = run_round_robin(engines, [[(7, 7)]], games=2,
+                              clock=Clock(turn_ms=100, startup_ms=5000), max_moves=4)
+    assert {r.pair_stride for r in results.values()} == {6}
+    assert all(sum(r.pentanomial()) == 1 for r in results.values())
+
+
 def test_round_robin_of_three_engines(tmp_path):
     engines = [EngineSpec("random1", tuple(random_brain("--seed", "1"))),
                EngineSpec("random2", tuple(random_brain("--seed", "2"))),

@@ -8,7 +8,8 @@ import click
 import pytest
 
 from gomoku_engine.cli import _parse_sprt
-from gomoku_engine.stats import Sprt, elo_estimate, elo_from_score, score_from_elo
+from gomoku_engine.stats import (Sprt, elo_estimate, elo_estimate_pairs, elo_from_score,
+                                 pentanomial, score_from_elo)
 
 
 def test_elo_of_simple_scores():
@@ -91,3 +92,51 @@ def test_sgf_round_trip():
     text = write_sgf(points, 20, black="a]b", white="c", result="B+")
     assert text.startswith("(;GM[4]FF[4]SZ[20]PB[a\\]b]PW[c]RE[B+];B[hh];W[ii];B[at]")
     assert read_sgf(text) == (20, points)
+
+
+def test_pentanomial_counts_and_rejects_other_points():
+    assert pentanomial([0, 0.5, 1, 1, 2, 1.5, 1]) == (1, 1, 3, 1, 1)
+    with pytest.raises(ValueError):
+        pentanomial([0.25])
+    with pytest.raises(ValueError):
+        pentanomial([2.5])
+
+
+def test_pairs_estimate_and_llr_by_hand():
+    # 10 pairs at 2 points, 50 at 1, 40 at 0.5... (0, 40, 50, 0, 10): pair scores 0.25 x 40,
+    # 0.5 x 50, 1.0 x 10; mean (10 + 25 + 10) / 100 = 0.45;
+    # variance (40 x 0.04 + 50 x 0.0025 + 10 x 0.3025) / 100 = 0.0475
+    pairs = (0, 40, 50, 0, 10)
+    est = elo_estimate_pairs(pairs)
+    assert est.elo == pytest.approx(elo_from_score(0.45))
+    margin = 1.959964 * math.sqrt(0.0475 / 100)
+    assert est.low == pytest.approx(elo_from_score(0.45 - margin), abs=0.01)
+    assert est.high == pytest.approx(elo_from_score(0.45 + margin), abs=0.01)
+    sprt = Sprt(elo0=0, elo1=10)
+    s1 = score_from_elo(10)
+    assert sprt.llr_pairs(pairs) == pytest.approx(
+        100 * (s1 - 0.5) * (0.9 - 0.5 - s1) / (2 * 0.0475))
+    with pytest.raises(ValueError):
+        elo_estimate_pairs((0, 0, 0, 0, 0))
+
+
+def test_pairs_where_colour_decides_give_a_stronger_test_than_games():
+    """Each opening won by its black side except in a few pairs that the first engine
+    wins both games of: the games alone look like a coin toss with a small edge, the pairs
+    show nothing but that edge, and the pair test decides where the game test cannot."""
+    sprt = Sprt(elo0=0, elo1=30)
+    pairs = (0, 0, 80, 0, 12)  # 80 pairs split 1-1, 12 won 2-0
+    wins, losses, draws = 80 + 24, 80, 0  # the same 184 games counted one by one
+    assert sprt.decision(wins, losses, draws) is None
+    assert sprt.llr(wins, losses, draws) < sprt.llr_pairs(pairs)
+    assert sprt.decision_pairs(pairs) == "H1"
+    # pairs that are no more alike than independent games: about the same LLR
+    independent = (25, 0, 50, 0, 25)  # 0-2, 1-1 and 2-0 as often as two coin tosses give
+    assert sprt.llr_pairs(independent) == pytest.approx(sprt.llr(100, 100, 0), abs=1e-9)
+
+
+def test_pairs_sprt_waits_for_min_games():
+    pairs = (0, 1, 0, 0, 12)  # 26 games, LLR above the upper bound
+    assert Sprt(elo0=0, elo1=30).llr_pairs(pairs) > Sprt().bounds[1]
+    assert Sprt(elo0=0, elo1=30, min_games=30).decision_pairs(pairs) is None
+    assert Sprt(elo0=0, elo1=30, min_games=20).decision_pairs(pairs) == "H1"

@@ -509,7 +509,8 @@ def play(size: int, rule: str, level: int, colour: str, move_ms: int,
 @click.option("--sprt", default=None,
               metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20'",
               help="Stop a pair's games once this SPRT (for its first engine) is decided "
-                   "(never before min_games games).")
+                   "(never before min_games games). The test counts results by pairs of "
+                   "games, one opening with colours swapped (pentanomial model).")
 @click.option("--opening-rule", type=click.Choice(["none", "lin"]), default="none",
               show_default=True,
               help="lin: Lin's rule, black's first stone on the two outermost rows or "
@@ -535,7 +536,7 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
     from .game import GameRecord
     from .match import (Clock, MatchResult, check_openings, colours, load_openings,
                         run_round_robin, save_tournament, standings, write_game)
-    from .stats import elo_estimate
+    from .stats import elo_estimate, elo_estimate_pairs
 
     if len(engines) < 2:
         raise click.BadParameter("give at least two --engine NAME=COMMAND",
@@ -599,16 +600,23 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
                    f"{wins:4d} {losses:4d} {draws:4d} {100 * (wins + draws / 2) / total:5.1f}% "
                    f"{est.elo + 0.0:+7.1f} {_interval(est.low, est.high):>17s} "
                    f"{100 * est.los:5.1f}%")
+    click.echo("By pairs of games (one opening, colours swapped; points 0, 1/2, 1, 3/2, 2):")
+    for result in results.values():
+        pairs = result.pentanomial()
+        if sum(pairs):
+            est = elo_estimate_pairs(pairs)
+            click.echo(f"  {result.first + ' vs ' + result.second:{pair_width}s} "
+                       f"{sum(pairs):5d} pairs {' '.join(map(str, pairs))}: Elo "
+                       f"{est.elo + 0.0:+.1f} {_interval(est.low, est.high)}")
     if test is not None:
         lower, upper = test.bounds
         for result in results.values():
-            wins, losses, draws = result.score()
             verdict = {"H1": f"H1 accepted (elo >= {test.elo1:g})",
                        "H0": f"H0 accepted (elo <= {test.elo0:g})"}.get(result.sprt or "",
                                                                        "undecided")
-            click.echo(f"SPRT {result.first} vs {result.second}: LLR "
-                       f"{test.llr(wins, losses, draws):.2f} [{lower:.2f}, {upper:.2f}]: "
-                       f"{verdict}")
+            click.echo(f"SPRT {result.first} vs {result.second} (by pairs): LLR "
+                       f"{test.llr_pairs(result.pentanomial()):.2f} "
+                       f"[{lower:.2f}, {upper:.2f}]: {verdict}")
     if len(specs) > 2:
         click.echo("Standings:")
         click.echo(f"  {'#':>2} {'engine':{width}s} {'games':>5} {'W':>4} {'L':>4} {'D':>4} "

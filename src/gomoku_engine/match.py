@@ -96,6 +96,9 @@ class MatchResult:
     sprt: str | None = None  #: "H0" / "H1" once an SPRT was decided
     first: str = "first"  #: the engines' names
     second: str = "second"
+    #: games of the whole schedule per opening (2 x the pairs of engines): game ``index``
+    #: of this pair was played from opening ``index // pair_stride`` (see :func:`_plan`)
+    pair_stride: int = 2
 
     def score(self) -> tuple[int, int, int]:
         """(wins, losses, draws) of the first engine."""
@@ -108,6 +111,18 @@ class MatchResult:
             else:
                 losses += 1
         return wins, losses, draws
+
+    def pentanomial(self) -> tuple[int, int, int, int, int]:
+        """The first engine's results counted by pairs of games (one opening, colours
+        swapped): pairs scoring 0, 1/2, 1, 3/2 and 2 points (:func:`stats.pentanomial`).
+        An opening with one game played so far is left out."""
+        from .stats import pentanomial
+
+        points: dict[int, list[float]] = {}
+        for index, first_black, record in self.games:
+            won = 0.5 if record.winner == 0 else float((record.winner == 1) == first_black)
+            points.setdefault(index // self.pair_stride, []).append(won)
+        return pentanomial(sum(p) for p in points.values() if len(p) == 2)
 
     def forfeits(self) -> list[str]:
         """Reasons of every game not ended by a five or a draw (:data:`DRAW_REASONS`)."""
@@ -167,7 +182,8 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
     A crashed or hung engine loses that game (the referee kills it) and is started
     afresh for the next one: every game runs its own two processes.
 
-    :param sprt: per pair: stop starting that pair's games once its test is decided.
+    :param sprt: per pair: stop starting that pair's games once its test, on the results
+        counted in pairs of games (:meth:`MatchResult.pentanomial`), is decided.
     :param on_game: called after each game with (index, the pair's result so far, first
         engine of the pair is black, record).
     :param opening_rule: where black's first stone may go (``"lin"``: Lin's rule, see
@@ -180,9 +196,10 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
         raise ValueError("a match needs at least two engines")
     check_openings(openings, opening_rule, size)
     clock = clock or Clock()
+    pairs = list(itertools.combinations(range(len(engines)), 2))
     results = {pair: MatchResult(turn_ms=clock.turn_ms, first=engines[pair[0]].name,
-                                 second=engines[pair[1]].name)
-               for pair in itertools.combinations(range(len(engines)), 2)}
+                                 second=engines[pair[1]].name, pair_stride=2 * len(pairs))
+               for pair in pairs}
     lock = threading.Lock()
 
     def one(item: tuple[int, tuple[int, int], bool, Sequence[Point]]) -> None:
@@ -201,7 +218,7 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
         with lock:
             result.games.append((index, first_black, record))
             if sprt is not None and result.sprt is None:
-                result.sprt = sprt.decision(*result.score())
+                result.sprt = sprt.decision_pairs(result.pentanomial())
             if on_game is not None:
                 on_game(index, result, first_black, record)
 
@@ -309,13 +326,17 @@ def write_game(result: MatchResult, index: int, first_black: bool, record: GameR
 
 
 def _pair_summary(result: MatchResult) -> dict:
-    from .stats import elo_estimate
+    from .stats import elo_estimate, elo_estimate_pairs
 
     wins, losses, draws = result.score()
     est = elo_estimate(wins, losses, draws) if result.games else None
+    pairs = result.pentanomial()
+    by_pairs = elo_estimate_pairs(pairs) if sum(pairs) else None
     return {"first": result.first, "second": result.second, "wins": wins, "losses": losses,
             "draws": draws, "elo": est and est.elo, "elo_low": est and est.low,
-            "elo_high": est and est.high, "los": est and est.los, "sprt": result.sprt,
+            "elo_high": est and est.high, "los": est and est.los,
+            "pentanomial": list(pairs), "pairs_elo_low": by_pairs and by_pairs.low,
+            "pairs_elo_high": by_pairs and by_pairs.high, "sprt": result.sprt,
             "forfeits": result.forfeit_details()}
 
 

@@ -5,11 +5,22 @@ Formulas as in the chess testing tools (cutechess-cli's ``elo.cpp``, fishtest): 
 per-game score variance (normal approximation); LOS = ``(1 + erf((W - L) / sqrt(2 (W + L)))) / 2``;
 the SPRT is the generalised SPRT of Michel Van den Bergh with the normal approximation of
 the log-likelihood ratio, ``LLR = N (s1 - s0) (2 s - s0 - s1) / (2 var)``, and Wald's bounds.
+
+Games played in pairs (one opening, colours swapped) are not independent: an opening that
+favours one colour gives each engine one win far more often than chance would.  Their
+results are counted per pair as a *pentanomial* (pairs scoring 0, 1/2, 1, 3/2 and 2 points
+for the first engine), and the variance is that of the pair's score (fishtest's
+pentanomial model, Van den Bergh's "Normalized Elo practical" notes): the same formulas
+with N pairs and the pair's mean score.  Where a colour's advantage makes the two games'
+results go opposite ways this variance is smaller than the games' and the test decides
+sooner; where an opening tends to go to the same engine with both colours it is larger,
+and a test counting games alone would decide too soon.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
@@ -45,6 +56,51 @@ def _score_and_variance(wins: float, losses: float, draws: float) -> tuple[float
     variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2
                 + losses * score ** 2) / n
     return score, variance
+
+
+#: points of the first engine over a pair of games, index of a pentanomial count
+PAIR_POINTS = (0.0, 0.5, 1.0, 1.5, 2.0)
+
+
+def _pair_score_and_variance(pairs: Sequence[float]) -> tuple[float, float]:
+    """Mean score per game and variance of a pair's score (its points / 2) from the five
+    pentanomial counts."""
+    n = sum(pairs)
+    if n == 0:
+        raise ValueError("no pairs of games")
+    score = sum(c * p / 2 for c, p in zip(pairs, PAIR_POINTS)) / n
+    variance = sum(c * (p / 2 - score) ** 2 for c, p in zip(pairs, PAIR_POINTS)) / n
+    return score, variance
+
+
+def pentanomial(pair_points: Iterable[float]) -> tuple[int, int, int, int, int]:
+    """Counts of pairs by the first engine's points over the pair (0, 0.5, 1, 1.5, 2).
+
+    :raises ValueError: for points that are not one of those five.
+    """
+    counts = [0] * 5
+    for points in pair_points:
+        k = round(points * 2)
+        if k < 0 or k > 4 or abs(points * 2 - k) > 1e-9:
+            raise ValueError(f"{points!r} is not the points of a pair of games")
+        counts[k] += 1
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
+
+
+def elo_estimate_pairs(pairs: Sequence[int]) -> EloEstimate:
+    """Elo of the first player with a 95% interval from the variance of pair scores.
+
+    :param pairs: the five pentanomial counts (:func:`pentanomial`).
+    :raises ValueError: with no pairs.
+    """
+    score, variance = _pair_score_and_variance(pairs)
+    margin = Z95 * math.sqrt(variance / sum(pairs))
+    wins = pairs[3] + pairs[4]
+    losses = pairs[0] + pairs[1]
+    decisive = wins + losses  # pairs won or lost on balance
+    los = 0.5 if decisive == 0 else 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * decisive)))
+    return EloEstimate(elo_from_score(score), elo_from_score(score - margin),
+                       elo_from_score(score + margin), los)
 
 
 def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
@@ -92,11 +148,34 @@ class Sprt:
         s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
         return n * (s1 - s0) * (2 * score - s0 - s1) / (2 * variance)
 
+    def llr_pairs(self, pairs: Sequence[int]) -> float:
+        """Log-likelihood ratio of results counted in pairs (the pentanomial model).
+
+        :param pairs: the five pentanomial counts (:func:`pentanomial`).
+        """
+        n = sum(pairs)
+        if n == 0:
+            return 0.0
+        score, variance = _pair_score_and_variance(pairs)
+        if variance <= 0:  # all pairs alike: regularise with half a pair of each kind
+            score, variance = _pair_score_and_variance([c + 0.5 for c in pairs])
+        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
+        return n * (s1 - s0) * (2 * score - s0 - s1) / (2 * variance)
+
+    def decision_pairs(self, pairs: Sequence[int]) -> str | None:
+        """:meth:`decision` for results counted in pairs; ``min_games`` counts the games
+        of the complete pairs."""
+        if 2 * sum(pairs) < self.min_games:
+            return None
+        return self._verdict(self.llr_pairs(pairs))
+
     def decision(self, wins: int, losses: int, draws: int) -> str | None:
         """``"H1"`` (accept elo1), ``"H0"`` (accept elo0) or None (continue)."""
         if wins + losses + draws < self.min_games:
             return None
-        llr = self.llr(wins, losses, draws)
+        return self._verdict(self.llr(wins, losses, draws))
+
+    def _verdict(self, llr: float) -> str | None:
         lower, upper = self.bounds
         if llr >= upper:
             return "H1"
