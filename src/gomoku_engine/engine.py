@@ -32,6 +32,7 @@ from .search import (
 )
 from . import threats
 from .opening_rules import OPENING_RULES, distinct_first_moves
+from .smp import HelperPool
 from .threats import ThreatState, clear_threat_state, new_threat_state
 
 if TYPE_CHECKING:  # the genetic algorithm's module is imported when it is first used
@@ -53,6 +54,9 @@ ROOT_VCT_SHARE = 0.6  # cumulative: our VCF until 5%, theirs 10%, the filter 30%
 #                       VCT through the filtered moves 45%
 
 DEFAULT_HASH_MB = 64.0
+#: most search threads (:meth:`Engine.set_threads`): Rapfi's MAX_THREAD_NUM is 256; more
+#: threads than cores only share them
+MAX_THREADS = 64
 
 # Aspiration windows (rapfi ``aspirationSearch``): from this depth on, an iteration first
 # searches a window of +-ASPIRATION_DELTA around the previous score, widened on a fail.
@@ -184,6 +188,9 @@ class Engine:
         self.board = Board(width, height, rule, evaluation)
         self._state = self._new_state()
         self._lock = threading.Lock()
+        #: search threads: the main one and ``threads - 1`` lazy-SMP helpers (:mod:`.smp`)
+        self.threads = 1
+        self._helpers = HelperPool()
 
     def _new_state(self) -> SearchState:
         g = self.board.geometry
@@ -261,10 +268,21 @@ class Engine:
             self.hash_mb = megabytes
             self._state = self._new_state()
 
+    def set_threads(self, count: int) -> None:
+        """Search with ``count`` threads (1..MAX_THREADS; clamped): the main search and
+        ``count - 1`` helpers sharing its transposition table (lazy SMP, :mod:`.smp`).
+
+        Helpers run only in searches limited by time or depth, not by nodes: a node
+        budget (levels, ``INFO max_node``) keeps one thread, so its play stays the same
+        from run to run.
+        """
+        self.threads = max(1, min(MAX_THREADS, int(count)))
+
     def clear_hash(self) -> None:
         """Forget the transposition tables, killers and history."""
         clear_search_state(self._state)
         clear_threat_state(self._threats)
+        self._helpers.clear()
 
     # --- search ----------------------------------------------------------------------------
     def stop(self) -> None:
@@ -327,6 +345,8 @@ class Engine:
         max_depth = min(limits.depth or MAX_PLY - 8, MAX_PLY - 8)
         best: SearchResult | None = None
         stable = 0  # iterations since the best move last changed
+        helpers = self.threads - 1 if not limits.nodes else 0
+        self._helpers.start(helpers, board.position, board.tables, ss, max_depth)
         try:
             for depth in range(1, max_depth + 1):
                 score, complete = self._aspiration(depth, best)
@@ -364,10 +384,12 @@ class Engine:
                     if elapsed >= limits.soft_ms * min(factor, TIME_FACTOR_MAX):
                         break
         finally:
+            helper_nodes = self._helpers.stop()
             if timer is not None:
                 timer.cancel()
         if best is None or not board.is_legal(*best.move):
             best = self._fallback(start)
+        best.nodes += helper_nodes
         best.time_ms = _ms_since(start)
         return best
 

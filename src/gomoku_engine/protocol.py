@@ -32,8 +32,8 @@ from typing import BinaryIO
 from . import __version__
 from .constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule, mate_in
 from .engine import (
-    ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_THREATS, THREATS_HORIZON, THREATS_VCF, THREATS_VCT,
-    Engine, Limits, SearchInfo, SearchResult, kernel_groups,
+    ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_THREATS, MAX_THREADS, THREATS_HORIZON, THREATS_VCF,
+    THREATS_VCT, Engine, Limits, SearchInfo, SearchResult, kernel_groups,
 )
 from .errors import GomokuError
 from .evaluation import EVALUATIONS
@@ -98,6 +98,8 @@ class _Settings:
     threats: int = DEFAULT_THREATS
     #: ``INFO opening``: the opening rule of black's first stone (``none`` or ``lin``)
     opening: str = "none"
+    #: ``INFO thread_num``: search threads (lazy SMP, :meth:`Engine.set_threads`)
+    threads: int = 1
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
     #: reading while it sends INFO, protocol notes section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
@@ -296,6 +298,7 @@ class ProtocolLoop:
         engine.set_evaluation(self._settings.evaluation)
         engine.seed = self._settings.seed
         engine.set_opening_rule(self._settings.opening)
+        engine.set_threads(self._settings.threads)
         memory = self._settings.max_memory
         if memory > 0:
             # Reserve ~200 MiB for Python, numba and tables (protocol notes 5.5).
@@ -358,7 +361,7 @@ class ProtocolLoop:
         settings = self._settings
         known = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule",
                  "max_depth", "max_node", "show_detail", "strength", "seed", "threats",
-                 "time_increment"}
+                 "time_increment", "thread_num"}
         if key in _NAMED_SETTINGS:
             self._set_name(key, value)
             return
@@ -395,6 +398,9 @@ class ProtocolLoop:
         elif key == "seed":
             settings.seed = number
             self._apply_settings()
+        elif key == "thread_num":
+            settings.threads = max(1, min(MAX_THREADS, number))
+            self._apply_settings()
         elif key == "threats":
             settings.threats = number
             self._loader.request(self._kernel_groups())  # in the background, from now
@@ -429,7 +435,7 @@ class ProtocolLoop:
 
     def _cmd_yxshowinfo(self, rest: str, line: _Line) -> None:
         self.out.line(f"MESSAGE gomoku-engine {__version__}")
-        self.out.line("MESSAGE INFO MAX_THREAD_NUM 1")
+        self.out.line(f"MESSAGE INFO MAX_THREAD_NUM {MAX_THREADS}")
         self.out.line("MESSAGE INFO MAX_HASH_SIZE 20")
 
     def _cmd_yxhashclear(self, rest: str, line: _Line) -> None:
