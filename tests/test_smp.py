@@ -63,3 +63,32 @@ def test_thread_count_is_clamped_and_a_new_table_gets_new_helpers():
     engine.set_hash_size(8)
     engine.search(Limits(depth=3))
     assert engine._helpers._states[0][0].tt is engine._state.tt is not old.tt
+
+
+def test_thread_count_from_the_protocol_and_the_command_line(monkeypatch):
+    """``INFO thread_num`` sets the engine's threads (clamped); ``--threads`` is the value
+    until INFO changes it."""
+    import io
+
+    from click.testing import CliRunner
+
+    from gomoku_engine.cli import main
+    from gomoku_engine.protocol import ProtocolLoop
+
+    def threads_after(commands: str, **kwargs) -> int:
+        loop = ProtocolLoop(io.BytesIO(commands.encode()), io.BytesIO(), warm_up=False,
+                            **kwargs)
+        loop.run()
+        return loop._engine.threads
+
+    assert threads_after("START 15\n") == 1
+    assert threads_after("INFO thread_num 2\nSTART 15\n") == 2
+    assert threads_after("START 15\nINFO thread_num 3\nINFO thread_num -5\n") == 1
+    assert threads_after("START 15\nINFO thread_num 1000\n") == MAX_THREADS
+    assert threads_after("START 15\n", threads=2) == 2
+    assert threads_after("START 15\nINFO thread_num 1\n", threads=2) == 1
+    seen = {}
+    monkeypatch.setattr("gomoku_engine.cli.serve", lambda *args: seen.setdefault("args", args))
+    result = CliRunner().invoke(main, ["serve", "--threads", "2"])
+    assert result.exit_code == 0, result.output
+    assert seen["args"][-1] == 2

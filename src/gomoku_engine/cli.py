@@ -82,12 +82,15 @@ LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strengt
               help="Random seed of the genetic algorithm (INFO seed overrides it).")
 @click.option("--max-depth", type=click.IntRange(1, 100), default=None,
               help="Depth limit of alpha-beta, as INFO max_depth (which overrides it).")
+@click.option("--threads", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Search threads (lazy SMP), as INFO thread_num (which overrides it); "
+                   "for managers that do not send it, such as Piskvork.")
 @click.pass_context
 def serve_command(ctx: click.Context, level: int | None, algorithm: str, seed: int,
-                  max_depth: int | None) -> None:
+                  max_depth: int | None, threads: int) -> None:
     """Serve the Gomocup protocol on stdin/stdout (what managers run), with these
     initial settings."""
-    serve(level or ctx.obj or 10, algorithm, seed, max_depth)
+    serve(level or ctx.obj or 10, algorithm, seed, max_depth, threads)
 
 
 #: what each kernel group of ``warmup`` holds (engine.KERNEL_GROUPS; not imported here:

@@ -19,11 +19,12 @@ import warnings  # noqa: E402
 
 
 def serve(level: int = 10, algorithm: str = "alphabeta", seed: int = 0,
-          max_depth: int | None = None) -> None:
+          max_depth: int | None = None, threads: int = 1) -> None:
     """Run the protocol loop on this process's stdin/stdout, then exit at once.
 
     :param level: strength level 1..10 (:mod:`gomoku_engine.levels`), 10 = full strength.
-    ``algorithm``, ``seed`` and ``max_depth`` are the settings until INFO changes them.
+    ``algorithm``, ``seed``, ``max_depth`` and ``threads`` (search threads, lazy SMP) are
+    the settings until INFO changes them.
     """
     warnings.simplefilter("ignore")
     # Managers read our stderr as protocol lines (protocol notes 1.5): silence it for good.
@@ -33,7 +34,8 @@ def serve(level: int = 10, algorithm: str = "alphabeta", seed: int = 0,
     from .protocol import ProtocolLoop
 
     ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer, level=level, algorithm=algorithm,
-                 seed=seed, max_depth=max_depth, started_at=PROCESS_START).run()
+                 seed=seed, max_depth=max_depth, started_at=PROCESS_START,
+                 threads=threads).run()
     try:
         sys.stdout.flush()
     finally:

@@ -138,6 +138,8 @@ class ProtocolLoop:
     :param algorithm: search algorithm until ``INFO algorithm`` changes it.
     :param seed: random seed until ``INFO seed`` changes it.
     :param max_depth: depth limit until ``INFO max_depth`` changes it (``None``: none).
+    :param threads: search threads until ``INFO thread_num`` changes it (clamped to
+        1..MAX_THREADS).
     :param warm_up: load the kernels in the background (False: each loads on first use).
     :param started_at: ``time.perf_counter()`` when the process started (default: now),
         from which the first ``START`` waits at most ``START_WAIT_S`` for the kernels.
@@ -148,7 +150,8 @@ class ProtocolLoop:
                  engine_factory: Callable[[int, int], Engine] | None = None,
                  warm_up: bool = True, level: int = MAX_LEVEL,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
-                 max_depth: int | None = None, started_at: float | None = None) -> None:
+                 max_depth: int | None = None, started_at: float | None = None,
+                 threads: int = 1) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
         self._stdin = stdin
@@ -156,7 +159,8 @@ class ProtocolLoop:
         self._queue: queue.Queue[_Line | None] = queue.Queue()
         self._factory = engine_factory or (lambda w, h: Engine(w, h))
         self._settings = _Settings(level=level, algorithm=algorithm, seed=seed,
-                                   max_depth=max_depth)
+                                   max_depth=max_depth,
+                                   threads=max(1, min(MAX_THREADS, threads)))
         self._rng = random.Random(0)  # a level's blunders; reseeded at every START
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
