@@ -135,7 +135,7 @@ class SearchResult:
     score: int
     depth: int
     seldepth: int  #: deepest ply of that iteration
-    nodes: int
+    nodes: int  #: nodes of every search thread (helpers included)
     time_ms: float  #: whole search, from when the move was asked for
     pv: list[Point]
 

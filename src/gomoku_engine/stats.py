@@ -9,9 +9,9 @@ the log-likelihood ratio, ``LLR = N (s1 - s0) (2 s - s0 - s1) / (2 var)``, and W
 Games played in pairs (one opening, colours swapped) are not independent: an opening that
 favours one colour gives each engine one win far more often than chance would.  Their
 results are counted per pair as a *pentanomial* (pairs scoring 0, 1/2, 1, 3/2 and 2 points
-for the first engine), and the variance is that of the pair's score (fishtest's
-pentanomial model, Van den Bergh's "Normalized Elo practical" notes): the same formulas
-with N pairs and the pair's mean score.  Where a colour's advantage makes the two games'
+for the first engine), and the variance is that of the pair's score (the pentanomial
+model of fishtest's ``stats/LLRcalc.py`` by Michel Van den Bergh, also in fastchess): the
+same formulas with N pairs and the pair's mean score.  Where a colour's advantage makes the two games'
 results go opposite ways this variance is smaller than the games' and the test decides
 sooner; where an opening tends to go to the same engine with both colours it is larger,
 and a test counting games alone would decide too soon.
