@@ -138,8 +138,8 @@ class ProtocolLoop:
     :param algorithm: search algorithm until ``INFO algorithm`` changes it.
     :param seed: random seed until ``INFO seed`` changes it.
     :param max_depth: depth limit until ``INFO max_depth`` changes it (``None``: none).
-    :param threads: search threads until ``INFO thread_num`` changes it (clamped to
-        1..MAX_THREADS).
+    :param threads: search threads until ``INFO thread_num`` changes it (the engine
+        clamps it to 1..MAX_THREADS).
     :param warm_up: load the kernels in the background (False: each loads on first use).
     :param started_at: ``time.perf_counter()`` when the process started (default: now),
         from which the first ``START`` waits at most ``START_WAIT_S`` for the kernels.
@@ -160,7 +160,7 @@ class ProtocolLoop:
         self._factory = engine_factory or (lambda w, h: Engine(w, h))
         self._settings = _Settings(level=level, algorithm=algorithm, seed=seed,
                                    max_depth=max_depth,
-                                   threads=max(1, min(MAX_THREADS, threads)))
+                                   threads=threads)
         self._rng = random.Random(0)  # a level's blunders; reseeded at every START
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
@@ -403,7 +403,7 @@ class ProtocolLoop:
             settings.seed = number
             self._apply_settings()
         elif key == "thread_num":
-            settings.threads = max(1, min(MAX_THREADS, number))
+            settings.threads = number  # the engine clamps it
             self._apply_settings()
         elif key == "threats":
             settings.threats = number

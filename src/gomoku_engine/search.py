@@ -203,6 +203,12 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
 def clear_search_state(ss: SearchState) -> None:
     """Forget everything learned (TT, killers, history): a new game or a bench position."""
     ss.tt[:] = TT_EMPTY
+    clear_move_order(ss)
+
+
+def clear_move_order(ss: SearchState) -> None:
+    """Forget the killers, counter moves and history, and keep the TT (a lazy-SMP
+    helper's own state, whose table is the main search's)."""
     ss.killers[:] = -1
     ss.history[:] = 0
     ss.counter_moves[:] = -1
@@ -670,5 +676,6 @@ def _negamax_root(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, 
                    beta, ply, np.int64(0))
 
 
-__all__ = ["SearchState", "clear_search_state", "find_threat", "generate_moves", "negamax",
-           "new_search_state", "search_depth", "tt_entries_for", "MATE", "MATE_BOUND"]
+__all__ = ["SearchState", "clear_move_order", "clear_search_state", "find_threat",
+           "generate_moves", "negamax", "new_search_state", "search_depth", "tt_entries_for",
+           "MATE", "MATE_BOUND"]

@@ -23,8 +23,8 @@ from .constants import INFINITY
 from .position import Position, Tables
 from .search import (
     ALLOW_STOP, BREADTH, DEADLINE, GENERATION, HORIZON_VCF, NODE_LIMIT, NODES, POLL,
-    POLL_INTERVAL, ROOT_BREADTH, ROOT_FILTER, STOPPED, SearchState, new_search_state,
-    search_depth,
+    POLL_INTERVAL, ROOT_BREADTH, ROOT_FILTER, STOPPED, SearchState, clear_move_order,
+    new_search_state, search_depth,
 )
 from .threats import ThreatState, clear_threat_state, new_threat_state
 
@@ -55,9 +55,7 @@ class HelperPool:
     def clear(self) -> None:
         """Forget the helpers' killers, history and solver tables (a new game)."""
         for ss, ts in self._states:
-            ss.killers[:] = -1
-            ss.history[:] = 0
-            ss.counter_moves[:] = -1
+            clear_move_order(ss)
             clear_threat_state(ts)
 
     def start(self, count: int, position: Position, tables: Tables, main: SearchState,

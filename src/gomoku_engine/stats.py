@@ -94,13 +94,8 @@ def elo_estimate_pairs(pairs: Sequence[int]) -> EloEstimate:
     :raises ValueError: with no pairs.
     """
     score, variance = _pair_score_and_variance(pairs)
-    margin = Z95 * math.sqrt(variance / sum(pairs))
-    wins = pairs[3] + pairs[4]
-    losses = pairs[0] + pairs[1]
-    decisive = wins + losses  # pairs won or lost on balance
-    los = 0.5 if decisive == 0 else 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * decisive)))
-    return EloEstimate(elo_from_score(score), elo_from_score(score - margin),
-                       elo_from_score(score + margin), los)
+    # LOS from the pairs won and lost on balance
+    return _estimate(score, variance, sum(pairs), pairs[3] + pairs[4], pairs[0] + pairs[1])
 
 
 def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
@@ -109,7 +104,12 @@ def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
     :raises ValueError: with no games.
     """
     score, variance = _score_and_variance(wins, losses, draws)
-    n = wins + losses + draws
+    return _estimate(score, variance, wins + losses + draws, wins, losses)
+
+
+def _estimate(score: float, variance: float, n: float, wins: float,
+              losses: float) -> EloEstimate:
+    """Elo, its 95% interval from ``n`` samples of this variance, and the LOS."""
     margin = Z95 * math.sqrt(variance / n)
     decisive = wins + losses
     los = 0.5 if decisive == 0 else 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * decisive)))
@@ -145,6 +145,10 @@ class Sprt:
         score, variance = _score_and_variance(wins, losses, draws)
         if variance <= 0:  # all results alike: regularise with half a game of each kind
             score, variance = _score_and_variance(wins + 0.5, losses + 0.5, draws + 0.5)
+        return self._llr(n, score, variance)
+
+    def _llr(self, n: int, score: float, variance: float) -> float:
+        """The normal approximation of the LLR from ``n`` samples of mean ``score``."""
         s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
         return n * (s1 - s0) * (2 * score - s0 - s1) / (2 * variance)
 
@@ -159,8 +163,7 @@ class Sprt:
         score, variance = _pair_score_and_variance(pairs)
         if variance <= 0:  # all pairs alike: regularise with half a pair of each kind
             score, variance = _pair_score_and_variance([c + 0.5 for c in pairs])
-        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
-        return n * (s1 - s0) * (2 * score - s0 - s1) / (2 * variance)
+        return self._llr(n, score, variance)
 
     def decision_pairs(self, pairs: Sequence[int]) -> str | None:
         """:meth:`decision` for results counted in pairs; ``min_games`` counts the games
