@@ -11,10 +11,10 @@ favours one colour gives each engine one win far more often than chance would.  
 results are counted per pair as a *pentanomial* (pairs scoring 0, 1/2, 1, 3/2 and 2 points
 for the first engine), and the variance is that of the pair's score (the pentanomial
 model of fishtest's ``stats/LLRcalc.py`` by Michel Van den Bergh, also in fastchess): the
-same formulas with N pairs and the pair's mean score.  Where a colour's advantage makes the two games'
-results go opposite ways this variance is smaller than the games' and the test decides
-sooner; where an opening tends to go to the same engine with both colours it is larger,
-and a test counting games alone would decide too soon.
+same formulas with N pairs and the pair's mean score.  Where a colour's advantage makes
+the two games' results go opposite ways this variance is smaller than the games' and the
+test decides sooner; where an opening tends to go to the same engine with both colours
+it is larger, and a test counting games alone would decide too soon.
 """
 
 from __future__ import annotations
