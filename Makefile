@@ -33,4 +33,5 @@ bench: warmup
 	$(BIN)/gomoku-engine bench
 
 clean:
-	rm -rf $(VENV) src/gomoku_engine/__pycache__ .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis
+	find src -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -13,7 +13,7 @@ import click
 
 from gomoku_engine.bench import POSITIONS
 from gomoku_engine.engine import Engine, Limits, SearchInfo
-from gomoku_engine.notation import parse_moves
+from gomoku_engine.core.notation import parse_moves
 
 
 @click.command()

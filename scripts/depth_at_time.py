@@ -19,8 +19,8 @@ import time
 import click
 
 from gomoku_engine.bench import POSITIONS
-from gomoku_engine.client import EngineProcess
-from gomoku_engine.notation import parse_moves
+from gomoku_engine.protocol.client import EngineProcess
+from gomoku_engine.core.notation import parse_moves
 
 DEPTH = re.compile(r"^MESSAGE [Dd]epth (\d+)(?:-(\d+))?")
 MOVE = re.compile(r"^\d+,\d+$")

@@ -18,11 +18,11 @@ import json
 import time
 from pathlib import Path
 
-from gomoku_engine.constants import EMPTY, T_OPEN_FOUR
+from gomoku_engine.core.constants import EMPTY, T_OPEN_FOUR
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.match import load_openings
-from gomoku_engine.records import read_psq
-from gomoku_engine.timeman import TimeControl
+from gomoku_engine.arena.match import load_openings
+from gomoku_engine.arena.records import read_psq
+from gomoku_engine.search.timeman import TimeControl
 
 OPENINGS = (Path(__file__).resolve().parents[1].parent / "shared" / "openings"
             / "freestyle15_balanced_dev.pos")

@@ -1,6 +1,6 @@
 """Lateness soak: self-play games at a fixed turn time, every move's time recorded.
 
-The referee (:func:`gomoku_engine.game.play_game`) times each move from sending the command
+The referee (:func:`gomoku_engine.arena.referee.play_game`) times each move from sending the command
 to reading the reply, as a manager does; this script plays ``--games`` games in each of the
 four settings freestyle/renju x 15x15/20x20 (Piskvork's offset openings, so they fit both
 sizes), one game at a time, and appends one JSON line per game to ``--out``.  ``--report``
@@ -21,8 +21,8 @@ import json
 import sys
 from pathlib import Path
 
-from gomoku_engine.constants import Rule
-from gomoku_engine.match import Clock, EngineSpec, load_openings, run_round_robin
+from gomoku_engine.core.constants import Rule
+from gomoku_engine.arena.match import Clock, EngineSpec, load_openings, run_round_robin
 
 OPENINGS = Path(__file__).resolve().parents[2] / "shared" / "openings" / "piskvork_offset.txt"
 SETTINGS = (("freestyle", Rule.FREESTYLE, 15), ("freestyle", Rule.FREESTYLE, 20),

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import click
 
-from gomoku_engine.constants import Rule, mate_in
+from gomoku_engine.core.constants import Rule, mate_in
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.records import read_psq
-from gomoku_engine.timeman import TimeControl
+from gomoku_engine.arena.records import read_psq
+from gomoku_engine.search.timeman import TimeControl
 
 KINDS = ("thought", "quick, won", "quick, lost", "quick, forced", "quick, other")
 

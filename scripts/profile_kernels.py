@@ -33,7 +33,7 @@ from numba.core.registry import CPUDispatcher  # noqa: E402
 
 from gomoku_engine import position, rules, search, threats  # noqa: E402
 from gomoku_engine.bench import POSITIONS, run_bench  # noqa: E402
-from gomoku_engine.constants import Rule  # noqa: E402
+from gomoku_engine.core.constants import Rule  # noqa: E402
 
 #: a kernel's name inside numba's mangled symbol: ``...gomoku_engine<n>search<n>negamax...``
 _KERNEL = re.compile(r"gomoku_engine\d+[a-z_]+\d+(_?[A-Za-z_0-9]+?)B\d")

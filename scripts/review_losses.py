@@ -2,7 +2,7 @@
 
 Reads the games of a 15x15 freestyle match saved with ``gomoku-engine match --out``
 (each game's ``.psq`` and ``.sgf``), has a reviewer (any Gomocup engine that prints its
-score in ``MESSAGE`` lines, such as Rapfi; see :mod:`gomoku_engine.labelling`) score
+score in ``MESSAGE`` lines, such as Rapfi; see :mod:`gomoku_engine.training.labelling`) score
 every position after the opening at a fixed depth, and turns each score into the named engine's win probability,
 ``sigmoid(score / scale)`` (rapfi's classical depth-2 scores measured 140.9 units per
 logit of the game results, docs/evaluation.md).  For each lost game it prints the stone
@@ -29,8 +29,8 @@ from pathlib import Path
 import click
 
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.labelling import ask_position, open_engine
-from gomoku_engine.records import read_psq
+from gomoku_engine.training.labelling import ask_position, open_engine
+from gomoku_engine.arena.records import read_psq
 
 FREESTYLE = 0  #: ``INFO rule`` code
 SIZE = 15  #: the peer matches' board (the reviewer is started for it)

@@ -11,7 +11,7 @@ algorithm), which a default game never calls.  Figures are in ``docs/startup.md`
 Usage::
 
     .venv/bin/python scripts/startup_profile.py [--all]
-    .venv/bin/python -X importtime -c "import gomoku_engine.protocol" 2> imports.txt
+    .venv/bin/python -X importtime -c "import gomoku_engine.protocol.loop" 2> imports.txt
 """
 
 from __future__ import annotations
@@ -54,16 +54,16 @@ def main() -> None:
                           (time.perf_counter() - began) * 1000))
 
     caching.Cache.load_overload = timed
-    import gomoku_engine.jit  # noqa: F401
-    t = phase("import gomoku_engine.jit (source hash)", t)
+    import gomoku_engine.core.jit  # noqa: F401
+    t = phase("import gomoku_engine.core.jit (source hash)", t)
     from gomoku_engine import engine
     t = phase("import gomoku_engine.engine (kernel modules)", t)
     from gomoku_engine import protocol  # noqa: F401
-    t = phase("import gomoku_engine.protocol", t)
+    t = phase("import gomoku_engine.protocol.loop", t)
     PHASES.append(("imports in all", (t - BEGAN) * 1000))
 
-    from gomoku_engine.constants import Rule
-    from gomoku_engine.patterns import line_table
+    from gomoku_engine.core.constants import Rule
+    from gomoku_engine.core.patterns import line_table
 
     t = time.perf_counter()
     line_table(Rule.FREESTYLE)
@@ -88,7 +88,7 @@ def main() -> None:
         e.solve("vct", time_ms=None, depth=2)
         t = phase("optional: solve VCT", t)
         e.set_algorithm("ga")
-        from gomoku_engine import ga
+        from gomoku_engine.search import ga
         e.ga_config = ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1, max_generations=2)
         e.search(engine.Limits(hard_ms=5000))
         t = phase("optional: genetic algorithm", t)

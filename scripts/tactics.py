@@ -15,9 +15,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from gomoku_engine.constants import Rule
+from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.timeman import TimeControl
+from gomoku_engine.search.timeman import TimeControl
 
 TACTICS = Path(__file__).resolve().parents[1].parent / "shared" / "puzzles" / "tactics_dev.jsonl"
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU}

@@ -19,10 +19,10 @@ import argparse
 import json
 from pathlib import Path
 
-from gomoku_engine.constants import Rule
+from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine
-from gomoku_engine.notation import format_point
-from gomoku_engine.records import read_psq
+from gomoku_engine.core.notation import format_point
+from gomoku_engine.arena.records import read_psq
 
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
          "caro": Rule.CARO}

@@ -16,9 +16,9 @@ import json
 import time
 from pathlib import Path
 
-from gomoku_engine.constants import BLACK, WHITE, Rule
+from gomoku_engine.core.constants import BLACK, WHITE, Rule
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.timeman import TimeControl
+from gomoku_engine.search.timeman import TimeControl
 
 PUZZLES = Path(__file__).resolve().parents[1].parent / "shared" / "puzzles" / "puzzles_dev.jsonl"
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD}

@@ -19,9 +19,9 @@ import threading
 import time
 from pathlib import Path
 
-from gomoku_engine.board import Board
-from gomoku_engine.play import RULE_NAMES
-from gomoku_engine.web import GameStore, make_server, url_of
+from gomoku_engine.game.board import Board
+from gomoku_engine.play.human import RULE_NAMES
+from gomoku_engine.play.web import GameStore, make_server, url_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from web_server import call, weak_move  # noqa: E402 (the tests' client and weak player)

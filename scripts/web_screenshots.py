@@ -23,7 +23,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from gomoku_engine.web import GameStore, make_server, url_of
+from gomoku_engine.play.web import GameStore, make_server, url_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from web_server import weak_move  # noqa: E402 (the tests' scripted weak player)

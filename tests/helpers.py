@@ -24,15 +24,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, EMPTY, N_THREATS, T_NONE, WHITE, Rule
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import BLACK, EMPTY, N_THREATS, T_NONE, WHITE, Rule
 from gomoku_engine.engine import Engine
-from gomoku_engine.evaluation import (
+from gomoku_engine.eval.classical import (
     combination_tables, reference_evaluation, reference_point_patterns,
 )
-from gomoku_engine.notation import parse_moves
-from gomoku_engine.position import evaluate
-from gomoku_engine.rules import foul_type
+from gomoku_engine.core.notation import parse_moves
+from gomoku_engine.game.position import evaluate
+from gomoku_engine.core.rules import foul_type
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -239,7 +239,7 @@ def shared_engine(record: dict, hash_mb: float = 4) -> Engine:
 
 
 def replay(record, size: int = 15, rule: Rule = Rule.FREESTYLE) -> Board:
-    """The board of a refereed game (:class:`~gomoku_engine.game.GameRecord`), each move
+    """The board of a refereed game (:class:`~gomoku_engine.arena.referee.GameRecord`), each move
     checked to be the colour to move and legal (``Board.play`` raises otherwise)."""
     board = Board(size, rule=rule)
     for x, y in record.opening:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gomoku_engine.board import Board
-from gomoku_engine.constants import Rule
-from gomoku_engine.records import write_psq
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import Rule
+from gomoku_engine.arena.records import write_psq
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "vcf_audit.py"
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from gomoku_engine.client import EngineProcess
+from gomoku_engine.protocol.client import EngineProcess
 from helpers import load_jsonl, shared_params
 
 TURN_MS = 1000

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.position import pass_move
+from gomoku_engine.game.position import pass_move
 
 from helpers import (VCF_NODES, check_vcf_line, five_points, load_jsonl, shared_engine,
                      shared_params)

@@ -1,4 +1,4 @@
-"""The genetic-algorithm search (:mod:`gomoku_engine.ga`, Wang and Huang 2014)."""
+"""The genetic-algorithm search (:mod:`gomoku_engine.search.ga`, Wang and Huang 2014)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import time
 import numpy as np
 import pytest
 
-from gomoku_engine import ga
-from gomoku_engine.board import Board
-from gomoku_engine.constants import (
+from gomoku_engine.search import ga
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import (
     BLACK, DEAD, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO, WHITE,
     Rule,
 )
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.evaluation import reference_point_patterns
-from gomoku_engine.match import load_openings
+from gomoku_engine.eval.classical import reference_point_patterns
+from gomoku_engine.arena.match import load_openings
 
 from helpers import SHARED, board_with, has_five
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gomoku_engine.board import Board
-from gomoku_engine.constants import Rule
-from gomoku_engine.game import play_game
-from gomoku_engine.match import load_openings, run_match, save_match
-from gomoku_engine.records import read_psq, read_sgf
-from gomoku_engine.stats import Sprt
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import Rule
+from gomoku_engine.arena.referee import play_game
+from gomoku_engine.arena.match import load_openings, run_match, save_match
+from gomoku_engine.arena.records import read_psq, read_sgf
+from gomoku_engine.arena.stats import Sprt
 
 from helpers import ENGINE, GREEDY, SHARED, has_five, random_brain, replay
 

@@ -1,4 +1,4 @@
-"""The numba helpers of :mod:`gomoku_engine.jit` that are not kernels of their own."""
+"""The numba helpers of :mod:`gomoku_engine.core.jit` that are not kernels of their own."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from gomoku_engine.jit import unmanaged
+from gomoku_engine.core.jit import unmanaged
 
 
 class Pair(NamedTuple):
@@ -45,3 +45,55 @@ def test_unmanaged_arrays_are_the_callers_memory():
 def test_unmanaged_takes_only_tuples_of_arrays():
     with pytest.raises(numba.core.errors.TypingError):
         _unmanaged_mixed(Mixed(np.zeros(2, np.int64), 2))
+
+
+CALLEE = """
+from ..core.jit import njit
+
+
+@njit
+def callee():
+    return {value}
+"""
+
+CALLER = """
+from ..core.jit import njit
+from ..probe_callee.kernel import callee
+
+
+@njit
+def caller():
+    return callee() + 1
+"""
+
+
+def test_an_edited_kernel_in_a_subpackage_is_recompiled(tmp_path):
+    """numba's cache keys a kernel on its own file only: a kernel whose callee lives in
+    another subpackage would run stale compiled code after the callee's file changed.
+    The package's source hash covers every subpackage, so the edit is seen."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import gomoku_engine
+
+    package = tmp_path / "gomoku_engine"
+    shutil.copytree(Path(gomoku_engine.__file__).parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name, text in (("probe_callee", CALLEE.format(value=1)), ("probe_caller", CALLER)):
+        (package / name).mkdir()
+        (package / name / "__init__.py").write_text("")
+        (package / name / "kernel.py").write_text(text)
+    run = [sys.executable, "-c",
+           "from gomoku_engine.probe_caller.kernel import caller; print(caller())"]
+
+    def result() -> str:
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path), "NUMBA_CACHE_DIR": ""}
+        return subprocess.run(run, env=env, capture_output=True, text=True, check=True,
+                              timeout=300).stdout.strip()
+
+    assert result() == "2"
+    assert list((package / "probe_caller" / "__pycache__").glob("*.nbi")), "no cache written"
+    (package / "probe_callee" / "kernel.py").write_text(CALLEE.format(value=41))
+    assert result() == "42"

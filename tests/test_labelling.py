@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gomoku_engine import labelling, selfplay, tuning
-from gomoku_engine.board import Board
+from gomoku_engine.training import labelling, selfplay, tuning
+from gomoku_engine.game.board import Board
 from gomoku_engine.cli import main
-from gomoku_engine.constants import Rule
-from gomoku_engine.evaluation import N_CANON
-from gomoku_engine.search import MATE
+from gomoku_engine.core.constants import Rule
+from gomoku_engine.eval.classical import N_CANON
+from gomoku_engine.search.alphabeta import MATE
 
 
 @pytest.mark.parametrize("line, expected", [

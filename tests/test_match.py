@@ -10,14 +10,14 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from gomoku_engine.board import Board
-from gomoku_engine.constants import Rule
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import Rule
 from gomoku_engine.cli import main
-from gomoku_engine.game import foul_reason, play_game
-from gomoku_engine.levels import LEVELS, blunder_move, combine, level_for_strength
-from gomoku_engine.match import (Clock, EngineSpec, _plan, run_round_robin, save_tournament,
+from gomoku_engine.arena.referee import foul_reason, play_game
+from gomoku_engine.search.levels import LEVELS, blunder_move, combine, level_for_strength
+from gomoku_engine.arena.match import (Clock, EngineSpec, _plan, run_round_robin, save_tournament,
                                  standings)
-from gomoku_engine.records import read_psq, read_sgf
+from gomoku_engine.arena.records import read_psq, read_sgf
 
 from helpers import ENGINE, GREEDY, random_brain, replay
 
@@ -45,8 +45,8 @@ def test_results_are_counted_by_pairs_of_games_from_one_opening():
     """Games 2k and 2k+1 of a pair share an opening (k), with colours swapped; a round
     robin of three engines interleaves the pairs, so a pair's games of opening k are
     6k to 6k+5.  An opening with one game so far is not counted."""
-    from gomoku_engine.game import GameRecord
-    from gomoku_engine.match import MatchResult
+    from gomoku_engine.arena.referee import GameRecord
+    from gomoku_engine.arena.match import MatchResult
 
     def game(index: int, first_black: bool, winner: int) -> tuple:
         return (index, first_black, GameRecord(opening=[], winner=winner))
@@ -303,7 +303,7 @@ def test_blunders_are_random_empty_neighbours():
     (ENGINE + ["serve"], ["INFO max_node 600"], None),
 ])
 def test_levels_and_info_caps_limit_the_search(command, info, depth):
-    from gomoku_engine.client import EngineProcess
+    from gomoku_engine.protocol.client import EngineProcess
 
     engine = EngineProcess(command)
     try:

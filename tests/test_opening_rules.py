@@ -11,12 +11,12 @@ from click.testing import CliRunner
 
 from gomoku_engine.cli import main
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.game import play_game
-from gomoku_engine.match import EngineSpec, check_openings, run_round_robin
-from gomoku_engine.opening_rules import (
+from gomoku_engine.arena.referee import play_game
+from gomoku_engine.arena.match import EngineSpec, check_openings, run_round_robin
+from gomoku_engine.core.opening_rules import (
     allowed_first_moves, board_symmetries, distinct_first_moves, first_move_allowed,
 )
-from gomoku_engine.protocol import ProtocolLoop
+from gomoku_engine.protocol.loop import ProtocolLoop
 
 from helpers import random_brain
 

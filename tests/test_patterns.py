@@ -7,11 +7,11 @@ import random
 import numpy as np
 import pytest
 
-from gomoku_engine.constants import (
+from gomoku_engine.core.constants import (
     DEAD, DOUBLE_FOUR, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO,
     Rule,
 )
-from gomoku_engine.patterns import classify_line, line_table, line_to_key
+from gomoku_engine.core.patterns import classify_line, line_table, line_to_key
 
 
 def line(text: str) -> list[int]:

@@ -8,10 +8,10 @@ from helpers import assert_winning_line
 from web_server import weak_points
 
 from gomoku_engine.cli import main
-from gomoku_engine.constants import BLACK, WHITE, Rule
-from gomoku_engine.errors import InvalidMoveError
-from gomoku_engine.play import HumanGame, Refused
-from gomoku_engine.rules import DOUBLE_THREE
+from gomoku_engine.core.constants import BLACK, WHITE, Rule
+from gomoku_engine.core.errors import InvalidMoveError
+from gomoku_engine.play.human import HumanGame, Refused
+from gomoku_engine.core.rules import DOUBLE_THREE
 
 FAST_MS = 2000  # the per-move limit; levels 3 and 5 stop at their depth long before it
 

@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, Rule
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import BLACK, Rule
 
 from helpers import check_against_reference, has_five
 

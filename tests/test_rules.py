@@ -8,11 +8,11 @@ import random
 import pytest
 from renju.check_forbid import get_foul_type  # Piskvork's judge, ported (PyPI "renju")
 
-from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, WHITE, Rule
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import BLACK, WHITE, Rule
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.notation import parse_moves
-from gomoku_engine.rules import DOUBLE_FOUR, DOUBLE_THREE, LEGAL, OVERLINE
+from gomoku_engine.core.notation import parse_moves
+from gomoku_engine.core.rules import DOUBLE_FOUR, DOUBLE_THREE, LEGAL, OVERLINE
 
 from helpers import board_with, engine_with, has_five, shared_params
 

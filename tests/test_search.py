@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, EMPTY, WHITE, Rule
-from gomoku_engine.constants import mate_in
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import BLACK, EMPTY, WHITE, Rule
+from gomoku_engine.core.constants import mate_in
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.search import NODES, generate_moves
+from gomoku_engine.search.alphabeta import NODES, generate_moves
 
 from helpers import engine_after as engine_at
 

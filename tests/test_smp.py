@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from gomoku_engine.engine import MAX_THREADS, Engine, Limits
-from gomoku_engine.search import NODES
+from gomoku_engine.search.alphabeta import NODES
 
 from helpers import engine_after
 
@@ -73,7 +73,7 @@ def test_thread_count_from_the_protocol_and_the_command_line(monkeypatch):
     from click.testing import CliRunner
 
     from gomoku_engine.cli import main
-    from gomoku_engine.protocol import ProtocolLoop
+    from gomoku_engine.protocol.loop import ProtocolLoop
 
     def threads_after(commands: str, **kwargs) -> int:
         loop = ProtocolLoop(io.BytesIO(commands.encode()), io.BytesIO(), warm_up=False,

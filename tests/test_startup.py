@@ -17,23 +17,24 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku_engine import engine as engine_module
-from gomoku_engine import jit, kernel_loader
+from gomoku_engine.core import jit
+from gomoku_engine.protocol import kernel_loader
 from gomoku_engine.cli import main
 from gomoku_engine.engine import CORE, GA, VCT, kernel_groups
-from gomoku_engine.evaluation import _base_tables, combination_tables
-from gomoku_engine.protocol import START_WAIT_S, ProtocolLoop
+from gomoku_engine.eval.classical import _base_tables, combination_tables
+from gomoku_engine.protocol.loop import START_WAIT_S, ProtocolLoop
 
 #: A protocol game in a fresh interpreter with the imports of ``pbrain-gomoku-engine``
 #: (gomoku_engine.pbrain, then the loop); prints which modules and kernels it loaded.
 GAME = """
 import gc, io, json, sys
 import gomoku_engine.pbrain
-from gomoku_engine.protocol import ProtocolLoop
+from gomoku_engine.protocol.loop import ProtocolLoop
 commands = sys.argv[1].replace("|", "\\n") + "\\n"
 out = io.BytesIO()
 ProtocolLoop(io.BytesIO(commands.encode()), out).run()
-from gomoku_engine import threats
-ga = sys.modules.get("gomoku_engine.ga")
+from gomoku_engine.search import threats
+ga = sys.modules.get("gomoku_engine.search.ga")
 print(json.dumps({
     "replies": out.getvalue().decode().splitlines(),
     "modules": sorted(m for m in sys.modules if m.split(".")[0] in
@@ -55,8 +56,8 @@ def play(*commands: str) -> dict:
 def test_a_default_game_imports_no_cli_match_runner_or_ga_and_loads_no_vct():
     seen = play("START 15", "INFO timeout_turn 500", "BEGIN", "TURN 8,8")
     assert seen["replies"][0] == "OK" and seen["replies"][-1].count(",") == 1
-    for module in ("gomoku_engine.ga", "gomoku_engine.match", "gomoku_engine.cli",
-                   "gomoku_engine.game", "click", "tqdm"):
+    for module in ("gomoku_engine.search.ga", "gomoku_engine.arena.match", "gomoku_engine.cli",
+                   "gomoku_engine.arena.referee", "click", "tqdm"):
         assert module not in seen["modules"], module
     assert seen["vcf"] == 1  # the default root VCF was loaded ...
     assert seen["vct"] == 0 and seen["ga"] is None  # ... the optional kernels were not

@@ -8,7 +8,7 @@ import click
 import pytest
 
 from gomoku_engine.cli import _parse_sprt
-from gomoku_engine.stats import (Sprt, elo_estimate, elo_estimate_pairs, elo_from_score,
+from gomoku_engine.arena.stats import (Sprt, elo_estimate, elo_estimate_pairs, elo_from_score,
                                  pentanomial, score_from_elo)
 
 
@@ -74,7 +74,7 @@ def test_sprt_option_is_parsed():
 
 
 # --- game records ------------------------------------------------------------------------
-from gomoku_engine.records import read_psq, read_sgf, write_psq, write_sgf  # noqa: E402
+from gomoku_engine.arena.records import read_psq, read_sgf, write_psq, write_sgf  # noqa: E402
 
 
 def test_psq_round_trip():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gomoku_engine.constants import Rule
+from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine
-from gomoku_engine.swap2 import BALANCED, answer_five, answer_three, propose_opening
+from gomoku_engine.protocol.swap2 import BALANCED, answer_five, answer_three, propose_opening
 
 from helpers import engine_with as engine_with_stones
 from helpers import in_move_order

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from gomoku_engine.board import Board
-from gomoku_engine.constants import BLACK, WHITE, Rule
+from gomoku_engine.game.board import Board
+from gomoku_engine.core.constants import BLACK, WHITE, Rule
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.threats import THREAT_DEPTH, THREAT_LIMIT, VCT_PASSES
+from gomoku_engine.search.threats import THREAT_DEPTH, THREAT_LIMIT, VCT_PASSES
 
 from helpers import (RULES, VCF_NODES, check_vcf_line, engine_with, five_points, load_jsonl,
                      shared_params)
@@ -187,7 +187,7 @@ def test_a_planted_false_vct_is_refuted():
 def test_plain_vct_agrees_with_dfpn(record):
     """The depth-first :func:`threats.vct` and df-pn search the same tree: both prove the
     puzzle, and neither proves it with one threat less than the other needs."""
-    from gomoku_engine import threats
+    from gomoku_engine.search import threats
 
     engine = puzzle_engine(record)
     pos, tab, ts = engine.board.position, engine.board.tables, engine._threats

@@ -4,7 +4,7 @@ The engine times each move from the moment its reader thread got the command to 
 of the search, and prints it as ``tm`` in the ``MESSAGE depth ...`` summary before the
 move.  That interval is the one the engine controls (it stops its search by a deadline
 inside it); scheduling and pipe latency outside it are what the safety margin of
-:mod:`gomoku_engine.timeman` is for, and they are measured by the lateness soak
+:mod:`gomoku_engine.search.timeman` is for, and they are measured by the lateness soak
 (``scripts/lateness_soak.py``, figures in ``docs/testing.md``), not asserted here, since
 they change with the machine's load.  The limits asserted below are the manager's own
 (the turn, a quarter of the time left), which leave the engine's margin as slack: an
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gomoku_engine.constants import BLACK, Rule
-from gomoku_engine.protocol import MEMORY_RESERVE_MB, ProtocolLoop
+from gomoku_engine.core.constants import BLACK, Rule
+from gomoku_engine.protocol.loop import MEMORY_RESERVE_MB, ProtocolLoop
 
 from helpers import (MOVE, WARM_TIMEOUT, LiveEngine, board_with, check_against_reference,
                      run_session, split_output)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gomoku_engine.timeman import FAST_MOVE_MS, UNLIMITED, TimeControl
+from gomoku_engine.search.timeman import FAST_MOVE_MS, UNLIMITED, TimeControl
 
 
 def test_turn_limit_only():

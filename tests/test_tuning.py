@@ -6,16 +6,16 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gomoku_engine import selfplay, tuning
-from gomoku_engine.board import Board
+from gomoku_engine.training import selfplay, tuning
+from gomoku_engine.game.board import Board
 from gomoku_engine.cli import main
-from gomoku_engine.constants import FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, THREE, Rule
+from gomoku_engine.core.constants import FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, THREE, Rule
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.evaluation import (
+from gomoku_engine.eval.classical import (
     EVALUATIONS, N_CANON, canon_table, canonical_values, combination_tables,
     handset_canonical_values, learned_file, learned_values, reference_evaluation,
 )
-from gomoku_engine.position import evaluate
+from gomoku_engine.game.position import evaluate
 
 SHIPPED = [rule for rule in Rule if learned_file(rule).exists()]
 

@@ -14,8 +14,8 @@ import pytest
 from helpers import assert_winning_line
 from web_server import call, running_server, weak_move
 
-from gomoku_engine.board import Board
-from gomoku_engine.play import COLOURS, RULE_NAMES
+from gomoku_engine.game.board import Board
+from gomoku_engine.play.human import COLOURS, RULE_NAMES
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from gomoku_engine.web import GameStore, make_server, url_of
+from gomoku_engine.play.web import GameStore, make_server, url_of
 
 Point = tuple[int, int]
 

@@ -17,9 +17,9 @@ import time
 import zlib
 from dataclasses import dataclass
 
-from .constants import Rule
+from .core.constants import Rule
 from .engine import Engine, Limits
-from .notation import parse_moves
+from .core.notation import parse_moves
 
 BENCH_HASH_MB = 16.0
 DEFAULT_DEPTH = 8

@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .constants import RULE_NAMES, Rule
-from .pbrain import serve
+from .core.constants import RULE_NAMES, Rule
 
 if TYPE_CHECKING:
     from .engine import Engine
-    from .match import EngineSpec
-    from .stats import Sprt
-from .notation import format_pair, format_point, format_score, parse_moves
+    from .arena.match import EngineSpec
+    from .arena.stats import Sprt
+from .core.notation import format_pair, format_point, format_score, parse_moves
 
 #: ``--rule`` names (the Gomocup's), with caro as Gomocup runs it (rule 8, overlines
 #: count) and caro5 for Piskvork's "standard caro" (rule 9, exactly five).
@@ -63,10 +62,11 @@ def main(ctx: click.Context, level: int | None) -> None:
     Without a subcommand, serve the protocol on stdin/stdout (like ``serve``).
     ``gomoku-engine --level 3`` serves it at strength level 3.
     """
+    ctx.ensure_object(dict)  # {"started_at": ...} from the entry point, if it set one
     if ctx.invoked_subcommand is None:
-        serve(level or 10)
+        _serve(ctx, level or 10)
     elif level is not None:
-        ctx.obj = level  # read by ``serve``
+        ctx.obj["level"] = level  # read by ``serve``
 
 
 LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strength); "
@@ -90,7 +90,15 @@ def serve_command(ctx: click.Context, level: int | None, algorithm: str, seed: i
                   max_depth: int | None, threads: int) -> None:
     """Serve the Gomocup protocol on stdin/stdout (what managers run), with these
     initial settings."""
-    serve(level or ctx.obj or 10, algorithm, seed, max_depth, threads)
+    _serve(ctx, level or ctx.obj.get("level") or 10, algorithm, seed, max_depth, threads)
+
+
+def _serve(ctx: click.Context, level: int, algorithm: str = "alphabeta", seed: int = 0,
+           max_depth: int | None = None, threads: int = 1) -> None:
+    """The protocol loop on stdin/stdout; its clock starts when the process started."""
+    from .protocol.stdio import serve
+
+    serve(level, algorithm, seed, max_depth, threads, started_at=ctx.obj.get("started_at"))
 
 
 #: what each kernel group of ``warmup`` holds (engine.KERNEL_GROUPS; not imported here:
@@ -166,7 +174,7 @@ def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: i
 
     from tqdm import tqdm
 
-    from .selfplay import generate, generate_external, save
+    from .training.selfplay import generate, generate_external, save
 
     argv = None if command is None else shlex.split(command)
     with tqdm(total=games, unit="game", disable=None) as bar:
@@ -201,8 +209,8 @@ def label(games: tuple[str, ...], command: str, depth: int, out: str) -> None:
 
     from tqdm import tqdm
 
-    from .labelling import label_games, save_labels
-    from .selfplay import load
+    from .training.labelling import label_games, save_labels
+    from .training.selfplay import load
 
     records = load(list(games))
     argv = shlex.split(command)
@@ -231,10 +239,10 @@ def label(games: tuple[str, ...], command: str, depth: int, out: str) -> None:
 def tune(games: tuple[str, ...], l2: float | None, labels_path: str | None, mix: float,
          out: str | None) -> None:
     """Fit the evaluation's point values to the results of `selfplay` GAMES files."""
-    from .evaluation import learned_file
-    from .labelling import load_labels
-    from .selfplay import load
-    from .tuning import DEFAULT_L2, build_dataset, build_labelled_dataset, fit, save_fit
+    from .eval.classical import learned_file
+    from .training.labelling import load_labels
+    from .training.selfplay import load
+    from .training.tuning import DEFAULT_L2, build_dataset, build_labelled_dataset, fit, save_fit
 
     records = load(list(games))
     if labels_path is None:
@@ -330,7 +338,7 @@ def solve(position: str, rule: str, size: int, kind: str, time_ms: int,
 def _engine_at(position: str, size: int, rule: str) -> Engine:
     """An engine on the position given on the command line (click error on bad input)."""
     from .engine import Engine
-    from .errors import GomokuError
+    from .core.errors import GomokuError
 
     engine = Engine(size, rule=RULES[rule], hash_mb=16)
     try:
@@ -358,8 +366,8 @@ def _engine_at(position: str, size: int, rule: str) -> Engine:
 def demo(size: int, turn_ms: int, rule: str, opening: str, algorithm: str,
          white_algorithm: str | None, seed: int) -> None:
     """Play a game between two engine processes through the protocol, drawing the board."""
-    from .board import Board
-    from .game import MoveRecord, play_game
+    from .game.board import Board
+    from .arena.referee import MoveRecord, play_game
 
     def command_for(name: str) -> list[str]:
         return [sys.executable, "-m", "gomoku_engine", "serve", "--algorithm", name,
@@ -410,7 +418,7 @@ def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) 
     import webbrowser
 
     from .engine import warmup as do_warmup
-    from .web import GameStore, make_server, url_of
+    from .play.web import GameStore, make_server, url_of
 
     click.echo("loading the engine ...")
     do_warmup()
@@ -450,8 +458,8 @@ def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) 
 def play(size: int, rule: str, level: int, colour: str, move_ms: int,
          opening_rule: str) -> None:
     """Play against the engine in the terminal: type moves as h8 or 7,7; undo, hint, quit."""
-    from .play import COLOURS, HumanGame
-    from .terminal import run
+    from .play.human import COLOURS, HumanGame
+    from .play.terminal import run
 
     game = HumanGame(size, RULES[rule], level, COLOURS[colour], move_ms=move_ms,
                      seed=int(time.time()), opening=opening_rule)
@@ -536,10 +544,10 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
           --engine "l5=gomoku-engine --level 5" --games 40 --turn-ms 200 \\
           --openings ../shared/openings/freestyle15_balanced_dev.pos
     """
-    from .game import GameRecord
-    from .match import (Clock, MatchResult, check_openings, colours, load_openings,
+    from .arena.referee import GameRecord
+    from .arena.match import (Clock, MatchResult, check_openings, colours, load_openings,
                         run_round_robin, save_tournament, standings, write_game)
-    from .stats import elo_estimate, elo_estimate_pairs
+    from .arena.stats import elo_estimate, elo_estimate_pairs
 
     if len(engines) < 2:
         raise click.BadParameter("give at least two --engine NAME=COMMAND",
@@ -749,7 +757,7 @@ def _interval(low: float, high: float) -> str:
 
 def _engine_specs(engines: tuple[str, ...], infos: tuple[str, ...]) -> list[EngineSpec]:
     """``NAME=COMMAND`` and ``[NAME:]KEY=VALUE`` options as :class:`EngineSpec` objects."""
-    from .match import EngineSpec, split_command  # noqa: F811 (the runtime import)
+    from .arena.match import EngineSpec, split_command  # noqa: F811 (the runtime import)
 
     named: dict[str, list[str]] = {}
     for spec in engines:
@@ -780,7 +788,7 @@ def _engine_specs(engines: tuple[str, ...], infos: tuple[str, ...]) -> list[Engi
 def _parse_sprt(text: str) -> Sprt:
     """``"elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20"`` (any subset, any order) as an
     :class:`Sprt`."""
-    from .stats import Sprt
+    from .arena.stats import Sprt
 
     values: dict[str, float | int] = {}
     for part in text.replace(",", " ").split():

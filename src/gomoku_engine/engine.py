@@ -19,26 +19,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .board import Board
-from .constants import BLACK, EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
-from .notation import Point
-from .patterns import line_table
-from .position import evaluate, make_move, pass_move, unmake_move
-from .search import (
+from .game.board import Board
+from .core.constants import BLACK, EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
+from .core.notation import Point
+from .core.patterns import line_table
+from .game.position import evaluate, make_move, pass_move, unmake_move
+from .search.alphabeta import (
     ALLOW_STOP, DEADLINE, GENERATION, HORIZON_VCF, HORIZON_VCF_NODES, NODE_LIMIT, NODES, POLL,
     POLL_INTERVAL, ROOT_CHANGED, ROOT_DONE, ROOT_FILTER, ROOT_MOVES, ROOT_SCORE, SELDEPTH,
     STOPPED, SearchState, clear_search_state, generate_moves, kernel_clock_ns,
     new_search_state, search_depth,
 )
-from . import threats
-from .opening_rules import OPENING_RULES, distinct_first_moves
-from .smp import HelperPool
-from .threats import ThreatState, clear_threat_state, new_threat_state
+from .search import threats
+from .core.opening_rules import OPENING_RULES, distinct_first_moves
+from .search.smp import HelperPool
+from .search.threats import ThreatState, clear_threat_state, new_threat_state
 
 if TYPE_CHECKING:  # the genetic algorithm's module is imported when it is first used
-    from .ga import GAConfig
+    from .search.ga import GAConfig
 
-# Root threat-space search (:mod:`gomoku_engine.threats`): fours and node budgets, and the
+# Root threat-space search (:mod:`gomoku_engine.search.threats`): fours and node budgets, and the
 # share of the soft time limit the VCT may use.
 #: most fours of a VCF, at the root and in ``solve``: as many as the solver's line holds
 #: (renju puzzles have VCFs of over 70 fours; time and node budgets bound the work)
@@ -116,7 +116,7 @@ class SearchInfo:
 
     depth: int  #: nominal depth of the iteration (plies)
     seldepth: int  #: deepest ply reached (forced replies extend)
-    score: int  #: for the side to move; see :func:`gomoku_engine.constants.mate_in`
+    score: int  #: for the side to move; see :func:`gomoku_engine.core.constants.mate_in`
     nodes: int  #: nodes searched so far for this move
     time_ms: float  #: elapsed since the move was asked for
     pv: list[Point] = field(default_factory=list)  #: principal variation
@@ -159,13 +159,13 @@ class Engine:
     :param rule: win condition.
     :param hash_mb: transposition-table size in MiB.
     :param algorithm: ``"alphabeta"`` (iterative-deepening alpha-beta, the default) or
-        ``"ga"`` (the genetic algorithm of :mod:`gomoku_engine.ga`).
+        ``"ga"`` (the genetic algorithm of :mod:`gomoku_engine.search.ga`).
     :param seed: seed of the genetic algorithm's random numbers (alpha-beta uses none).
     :param ga_config: population sizes and stopping rules of the genetic algorithm
-        (``None``: :class:`gomoku_engine.ga.GAConfig`'s defaults).
+        (``None``: :class:`gomoku_engine.search.ga.GAConfig`'s defaults).
     :param evaluation: the static evaluation's point values, ``"learned"`` (the default)
-        or ``"handset"`` (:func:`gomoku_engine.evaluation.combination_tables`).
-    :param opening_rule: a name of :data:`gomoku_engine.opening_rules.OPENING_RULES`:
+        or ``"handset"`` (:func:`gomoku_engine.eval.classical.combination_tables`).
+    :param opening_rule: a name of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`:
         where black's first stone may go (``"lin"``: Lin's rule).
     :raises ValueError: on an unsupported size, an unknown algorithm, evaluation or
         opening rule.
@@ -223,7 +223,7 @@ class Engine:
 
     def set_evaluation(self, name: str) -> None:
         """Choose the static evaluation's point values, keeping the stones: ``"learned"``
-        (fitted to games, :mod:`gomoku_engine.tuning`) or ``"handset"``.
+        (fitted to games, :mod:`gomoku_engine.training.tuning`) or ``"handset"``.
 
         :raises ValueError: for an unknown name (the evaluation is then unchanged).
         """
@@ -252,7 +252,7 @@ class Engine:
         self.algorithm = name
 
     def set_opening_rule(self, name: str) -> None:
-        """Choose the opening rule by name (see :mod:`gomoku_engine.opening_rules`); it
+        """Choose the opening rule by name (see :mod:`gomoku_engine.core.opening_rules`); it
         decides black's first stone of :meth:`search` on an empty board.
 
         :raises ValueError: for an unknown name (the rule is then unchanged).
@@ -395,7 +395,7 @@ class Engine:
 
     def _first_move(self, limits: Limits, start: float) -> SearchResult:
         """Black's first stone under the opening rule: the allowed point (one per symmetry
-        class, :func:`~gomoku_engine.opening_rules.distinct_first_moves`) whose best white
+        class, :func:`~gomoku_engine.core.opening_rules.distinct_first_moves`) whose best white
         reply, searched by alpha-beta to ``FIRST_MOVE_DEPTH`` plies (or ``limits.depth``)
         within an equal share of the soft time, scores worst for white.  Ties go to the
         point nearest the centre.  Result: ``pv`` is the stone and white's best line,
@@ -479,7 +479,7 @@ class Engine:
 
     def _search_ga(self, limits: Limits, start: float,
                    on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult:
-        """The genetic algorithm of Wang and Huang (:func:`gomoku_engine.ga.ga_search`).
+        """The genetic algorithm of Wang and Huang (:func:`gomoku_engine.search.ga.ga_search`).
 
         Limits: ``hard_ms`` stops it at once (a generation is abandoned), after ``soft_ms``
         no generation starts, ``nodes`` caps the fitness evaluations; ``depth`` is not
@@ -489,7 +489,7 @@ class Engine:
         the fitness evaluations, ``score`` the fittest sequence's tendency (a win in 1 for
         our five), ``pv`` that sequence.
         """
-        from . import ga
+        from .search import ga
 
         board, cfg = self.board, self.ga_config or ga.GAConfig()
         n_genes = min(ga.N_GENES, board.width * board.height - board.ply)
@@ -621,7 +621,7 @@ class Engine:
         """Moves of the side to move after which the opponent provably has no VCF.
 
         Every legal point near a stone is judged by
-        :func:`gomoku_engine.threats.vcf_defences` (a four of ours after the opponent's
+        :func:`gomoku_engine.search.threats.vcf_defences` (a four of ours after the opponent's
         forced block), ``first`` (flat cells) before the rest, then by one-ply priority, so
         a deadline that cuts the checks short leaves the likeliest defences checked.  An
         empty list means none was proven (every move loses to a VCF, or time ran out).
@@ -756,7 +756,7 @@ def _warm_vct() -> None:
 
 
 def _warm_ga() -> None:
-    from . import ga
+    from .search import ga
 
     engine = Engine(15, hash_mb=1, algorithm="ga",  # a tiny population
                     ga_config=ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1,
@@ -777,7 +777,7 @@ def warmup(groups: Iterable[str] = (CORE,), all_rules: bool = False,
     Each group is loaded by running its kernels once on a small position, so a timed move
     never compiles or loads one.  ``gomoku-engine warmup`` calls it (``--all`` for every
     group and rule), and the protocol loop in a background thread
-    (:class:`gomoku_engine.kernel_loader.KernelLoader`).
+    (:class:`gomoku_engine.protocol.kernel_loader.KernelLoader`).
 
     :param groups: names of :data:`KERNEL_GROUPS`.
     :param all_rules: also build (or read) the pattern tables of every rule, which a new

@@ -5,7 +5,7 @@ players place stones in turn and the first to have ``k`` (or more) in a row, col
 diagonal wins; a full board without one is a draw.  Tic-tac-toe is (3,3,3); gomoku is
 (15,15,5) (Wikipedia, "m,n,k-game").
 
-The solver is built like the engine's search (:mod:`gomoku_engine.search`), on a board
+The solver is built like the engine's search (:mod:`gomoku_engine.search.alphabeta`), on a board
 small enough to search to the end:
 
 * a flat ``int8`` board padded with ``WALL`` cells (one cell wide), row by row;
@@ -25,7 +25,7 @@ small enough to search to the end:
   that give a symmetric image of an earlier sibling are skipped.
 
 Typed numpy arrays cross the boundary (:class:`MnkTables`, :class:`MnkState`); the kernels
-are compiled with ``cache=True`` (:data:`gomoku_engine.jit.njit`).  This module is
+are compiled with ``cache=True`` (:data:`gomoku_engine.core.jit.njit`).  This module is
 self-contained (no kernel calls into other files), so numba's own cache check of this
 file suffices.
 """
@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..jit import njit
+from ..core.jit import njit
 
 EMPTY, WALL = 0, 3
 LOSS, DRAW, WIN = -1, 0, 1

@@ -1,0 +1,382 @@
+"""Engine-vs-engine matches: round robin, paired openings, time controls, in parallel.
+
+Two or more engines (:class:`EngineSpec`: name, command, extra ``INFO`` lines) play every
+other one; each opening is played twice with colours swapped.  Each game runs two fresh
+engine processes and is refereed by :func:`gomoku_engine.arena.referee.play_game` under a
+:class:`Clock` (turn time, game time with increment, tolerance).  Results are kept per
+pair (:class:`MatchResult`) and summed into :func:`standings`; :func:`save_tournament`
+writes every game as PSQ and SGF and a JSON summary.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import shlex
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.constants import Rule
+from .referee import DRAW_REASONS, GameRecord, play_game
+from ..core.notation import Point, format_pair, parse_moves
+from ..core.opening_rules import opening_violation
+from .stats import Sprt
+
+
+def load_openings(path: str | Path, size: int) -> list[list[Point]]:
+    """Read an opening file: "pos" lines (``h8i9j7``) or "offset" lines (``0,0, 1,0, 1,3``).
+
+    Offsets are relative to the centre (``x = dx + size // 2``), as in Piskvork's list.
+    Openings with a stone outside a ``size`` x ``size`` board are left out.
+
+    :raises InvalidMoveError: on a line in neither format.
+    """
+    openings = []
+    for line in Path(path).read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "," in line:
+            numbers = [int(v) for v in line.replace(",", " ").split()]
+            openings.append([(size // 2 + dx, size // 2 + dy)
+                             for dx, dy in zip(numbers[::2], numbers[1::2])])
+        else:
+            openings.append(parse_moves(line))
+    return [o for o in openings if all(0 <= x < size and 0 <= y < size for x, y in o)]
+
+
+def check_openings(openings: Sequence[Sequence[Point]], opening_rule: str,
+                   size: int) -> None:
+    """Refuse openings that break ``opening_rule`` (only black's first stone is judged).
+
+    :raises ValueError: naming every offending opening (1-based, in the given order), or
+        for an unknown rule name.
+    """
+    bad = []
+    for number, opening in enumerate(openings, start=1):
+        problem = opening_violation(opening_rule, opening, size, size)
+        if problem is not None:
+            bad.append(f"opening {number} ({' '.join(format_pair(p) for p in opening)}) "
+                       f"{problem}")
+    opening_violation(opening_rule, [(0, 0)], size, size)  # an unknown name raises
+    if bad:
+        raise ValueError("; ".join(bad))
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """An engine in a match: its display name, command line and extra ``INFO`` lines."""
+
+    name: str
+    command: tuple[str, ...]
+    info: tuple[tuple[str, str], ...] = ()  #: ``INFO key value`` sent at the start of each game
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Time control of every game (all in ms)."""
+
+    turn_ms: int = 1000  #: per move (``INFO timeout_turn``); 0: none (needs ``match_ms``)
+    match_ms: int = 0  #: per engine and game (``INFO timeout_match``); 0: none
+    increment_ms: int = 0  #: added to an engine's game clock after each of its moves
+    tolerance_ms: int = 1000  #: lateness accepted before a time forfeit
+    startup_ms: int = 60_000  #: extra time for an engine's first reply of a game (start-up)
+
+
+@dataclass
+class MatchResult:
+    """One pair's results, from the first engine's point of view."""
+
+    games: list[tuple[int, bool, GameRecord]] = field(default_factory=list)  #: (index, first engine is black, record)
+    turn_ms: int = 0
+    sprt: str | None = None  #: "H0" / "H1" once an SPRT was decided
+    first: str = "first"  #: the engines' names
+    second: str = "second"
+    #: games of the whole schedule per opening (2 x the pairs of engines): game ``index``
+    #: of this pair was played from opening ``index // pair_stride`` (see :func:`_plan`)
+    pair_stride: int = 2
+
+    def score(self) -> tuple[int, int, int]:
+        """(wins, losses, draws) of the first engine."""
+        wins = losses = draws = 0
+        for _, first_black, record in self.games:
+            if record.winner == 0:
+                draws += 1
+            elif (record.winner == 1) == first_black:
+                wins += 1
+            else:
+                losses += 1
+        return wins, losses, draws
+
+    def pentanomial(self) -> tuple[int, int, int, int, int]:
+        """The first engine's results counted by pairs of games (one opening, colours
+        swapped): pairs scoring 0, 1/2, 1, 3/2 and 2 points (:func:`stats.pentanomial`).
+        An opening with one game played so far is left out."""
+        from .stats import pentanomial
+
+        points: dict[int, list[float]] = {}
+        for index, first_black, record in self.games:
+            won = 0.5 if record.winner == 0 else float((record.winner == 1) == first_black)
+            points.setdefault(index // self.pair_stride, []).append(won)
+        return pentanomial(sum(p) for p in points.values() if len(p) == 2)
+
+    def forfeits(self) -> list[str]:
+        """Reasons of every game not ended by a five or a draw (:data:`DRAW_REASONS`)."""
+        return [r.reason for _, _, r in self.games
+                if r.reason != "five" and r.reason not in DRAW_REASONS]
+
+    def forfeit_details(self) -> list[str]:
+        """``game N: NAME (black) <reason>`` for every forfeit."""
+        details = []
+        for index, first_black, r in self.games:
+            if r.reason == "five" or r.reason in DRAW_REASONS:
+                continue
+            loser_black = r.winner == 2
+            loser = self.first if loser_black == first_black else self.second
+            details.append(f"game {index + 1}: {loser} {r.reason}")
+        return details
+
+    def move_times(self, first_engine: bool) -> list[float]:
+        """Seconds per move of one engine (its first move, with start-up, excluded)."""
+        times = []
+        for _, first_black, record in self.games:
+            colour = 1 if first_black == first_engine else 2
+            own = [m.seconds for m in record.moves if m.colour == colour]
+            times.extend(own[1:])
+        return times
+
+
+def _plan(n_engines: int, openings: Sequence[Sequence[Point]], games: int,
+          seed: int | None) -> list[tuple[int, tuple[int, int], bool, Sequence[Point]]]:
+    """``(index, (i, j), i is black, opening)`` for every game of a round robin.
+
+    Every pair plays ``games`` games; its games ``2k`` and ``2k+1`` use opening ``k`` (in
+    file order, or shuffled with ``seed``; the same order for every pair) with colours
+    swapped.  Pairs take turns opening by opening, so all of them advance together.
+    """
+    order = list(openings) or [[]]
+    if seed is not None:
+        random.Random(seed).shuffle(order)
+    pairs = list(itertools.combinations(range(n_engines), 2))
+    rows = [(g // 2, p, g % 2) for g in range(games) for p in range(len(pairs))]
+    rows.sort()
+    plan = []
+    for index, (k, p, swap) in enumerate(rows):
+        plan.append((index, pairs[p], swap == 0, order[k % len(order)]))
+    return plan
+
+
+def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[Point]],
+                    games: int, size: int = 15, rule: Rule = Rule.FREESTYLE,
+                    clock: Clock | None = None, concurrency: int = 1,
+                    seed: int | None = None, max_moves: int | None = None,
+                    on_game: Callable[[int, MatchResult, bool, GameRecord], None] | None = None,
+                    sprt: Sprt | None = None,
+                    opening_rule: str = "none") -> dict[tuple[int, int], MatchResult]:
+    """Every pair of ``engines`` plays ``games`` games (see :func:`_plan`); results by pair.
+
+    A crashed or hung engine loses that game (the referee kills it) and is started
+    afresh for the next one: every game runs its own two processes.
+
+    :param sprt: per pair: stop starting that pair's games once its test, on the results
+        counted in pairs of games (:meth:`MatchResult.pentanomial`), is decided.
+    :param on_game: called after each game with (index, the pair's result so far, first
+        engine of the pair is black, record).
+    :param opening_rule: where black's first stone may go (``"lin"``: Lin's rule, see
+        :mod:`gomoku_engine.core.opening_rules`); engines are told by ``INFO opening``, a stone
+        that breaks it is a forfeit.  Without openings the games start from the empty
+        board and black's engine chooses its first stone.
+    :raises ValueError: with fewer than two engines, or openings that break the rule.
+    """
+    if len(engines) < 2:
+        raise ValueError("a match needs at least two engines")
+    check_openings(openings, opening_rule, size)
+    clock = clock or Clock()
+    pairs = list(itertools.combinations(range(len(engines)), 2))
+    results = {pair: MatchResult(turn_ms=clock.turn_ms, first=engines[pair[0]].name,
+                                 second=engines[pair[1]].name, pair_stride=2 * len(pairs))
+               for pair in pairs}
+    lock = threading.Lock()
+
+    def one(item: tuple[int, tuple[int, int], bool, Sequence[Point]]) -> None:
+        index, pair, first_black, opening = item
+        result = results[pair]
+        if result.sprt is not None:
+            return  # decided: games not yet started are not played
+        a, b = engines[pair[0]], engines[pair[1]]
+        black, white = (a, b) if first_black else (b, a)
+        record = play_game(black.command, white.command, size=size, rule=rule,
+                           turn_ms=clock.turn_ms, match_ms=clock.match_ms,
+                           increment_ms=clock.increment_ms, tolerance_ms=clock.tolerance_ms,
+                           first_move_grace_ms=clock.startup_ms, opening=opening,
+                           max_moves=max_moves, black_info=black.info, white_info=white.info,
+                           opening_rule=opening_rule)
+        with lock:
+            result.games.append((index, first_black, record))
+            if sprt is not None and result.sprt is None:
+                result.sprt = sprt.decision_pairs(result.pentanomial())
+            if on_game is not None:
+                on_game(index, result, first_black, record)
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        list(pool.map(one, _plan(len(engines), openings, games, seed)))
+    for result in results.values():
+        result.games.sort(key=lambda g: g[0])
+    return results
+
+
+def run_match(first: Sequence[str], second: Sequence[str], openings: Sequence[Sequence[Point]],
+              games: int, size: int = 15, rule: Rule = Rule.FREESTYLE, turn_ms: int = 1000,
+              concurrency: int = 1, seed: int | None = None, max_moves: int | None = None,
+              on_game: Callable[[int, bool, GameRecord], None] | None = None,
+              sprt: Sprt | None = None, clock: Clock | None = None,
+              first_info: Sequence[tuple[str, str]] = (),
+              second_info: Sequence[tuple[str, str]] = ()) -> MatchResult:
+    """Two engines: game ``2k`` and ``2k+1`` use opening ``k`` with colours swapped.
+
+    :param seed: shuffle the openings with this seed (``None``: file order).
+    :param sprt: stop starting new games once this test is decided (``result.sprt``).
+    :param clock: the full time control (``turn_ms`` is used when it is None).
+    """
+    engines = [EngineSpec("first", tuple(first), tuple(first_info)),
+               EngineSpec("second", tuple(second), tuple(second_info))]
+    report = None
+    if on_game is not None:
+        def report(index: int, _: MatchResult, first_black: bool, record: GameRecord) -> None:
+            on_game(index, first_black, record)
+    results = run_round_robin(engines, openings, games, size=size, rule=rule,
+                              clock=clock or Clock(turn_ms=turn_ms), concurrency=concurrency,
+                              seed=seed, max_moves=max_moves, on_game=report, sprt=sprt)
+    return results[(0, 1)]
+
+
+@dataclass
+class Standing:
+    name: str
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+
+def standings(results: Mapping[object, MatchResult]) -> list[Standing]:
+    """Every engine's total against the field, best first (points, then fewer games)."""
+    table: dict[str, Standing] = {}
+    for result in results.values():
+        wins, losses, draws = result.score()
+        for name, w, l in ((result.first, wins, losses), (result.second, losses, wins)):
+            row = table.setdefault(name, Standing(name))
+            row.wins += w
+            row.losses += l
+            row.draws += draws
+    return sorted(table.values(), key=lambda s: (-s.points, s.games))
+
+
+def split_command(command: str) -> list[str]:
+    """Shell-like split of an engine command line."""
+    return shlex.split(command)
+
+
+#: a game's result as SGF's RE and summary.json write it, by GameRecord.winner
+RESULT_CODES = {0: "0", 1: "B+", 2: "W+"}
+
+
+def colours(result: MatchResult, first_black: bool) -> tuple[str, str]:
+    """Names of the black and the white engine of one of ``result``'s games."""
+    return (result.first, result.second) if first_black else (result.second, result.first)
+
+
+def game_entry(result: MatchResult, index: int, first_black: bool,
+               record: GameRecord) -> dict:
+    """Game ``index`` (0-based) of ``result``'s pair as its entry of ``summary.json``."""
+    black, white = colours(result, first_black)
+    game = {"game": index + 1, "black": black, "white": white,
+            "result": RESULT_CODES[record.winner], "reason": record.reason,
+            "stones": len(record.opening) + len(record.moves)}
+    if record.log:
+        game["transcript"] = record.log  # the faulting engine's last lines
+    return game
+
+
+def write_game(result: MatchResult, index: int, first_black: bool, record: GameRecord,
+               folder: str | Path, size: int) -> None:
+    """Game ``index`` (0-based) of ``result``'s pair as ``game_NNN.psq`` (each move's time,
+    ms) and ``game_NNN.sgf`` in ``folder`` (N: ``index + 1``)."""
+    from .records import write_psq, write_sgf
+
+    black, white = colours(result, first_black)
+    moves = [(x, y, 0) for x, y in record.opening]
+    moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
+    stem = Path(folder) / f"game_{index + 1:03d}"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".psq").write_text(write_psq(moves, size))
+    stem.with_suffix(".sgf").write_text(write_sgf([(x, y) for x, y, _ in moves], size, black,
+                                                  white, RESULT_CODES[record.winner]))
+
+
+def _pair_summary(result: MatchResult) -> dict:
+    from .stats import elo_estimate, elo_estimate_pairs
+
+    wins, losses, draws = result.score()
+    est = elo_estimate(wins, losses, draws) if result.games else None
+    pairs = result.pentanomial()
+    by_pairs = elo_estimate_pairs(pairs) if sum(pairs) else None
+    return {"first": result.first, "second": result.second, "wins": wins, "losses": losses,
+            "draws": draws, "elo": est and est.elo, "elo_low": est and est.low,
+            "elo_high": est and est.high, "los": est and est.los,
+            "pentanomial": list(pairs), "pairs_elo_low": by_pairs and by_pairs.low,
+            "pairs_elo_high": by_pairs and by_pairs.high, "sprt": result.sprt,
+            "forfeits": result.forfeit_details()}
+
+
+def save_tournament(results: Mapping[object, MatchResult], folder: str | Path,
+                    size: int, settings: dict | None = None, games_too: bool = True) -> None:
+    """Every game as ``game_NNN.psq`` and ``game_NNN.sgf`` (N: the game's number in the
+    schedule), and ``summary.json`` with each pair's result, the standings and the games.
+
+    With one pair the summary also has that pair's figures at its top level.
+    ``games_too=False``: ``summary.json`` only (the games were written as they ended).
+    """
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    games = []
+    for result in results.values():
+        for index, first_black, record in result.games:
+            if games_too:
+                write_game(result, index, first_black, record, path, size)
+            games.append(game_entry(result, index, first_black, record))
+    games.sort(key=lambda g: g["game"])
+    pairs = [_pair_summary(r) for r in results.values()]
+    summary: dict = {}
+    if len(pairs) == 1:
+        summary.update(pairs[0])
+    summary.update({
+        "settings": settings or {},
+        "pairs": pairs,
+        "standings": [{"name": s.name, "games": s.games, "wins": s.wins, "losses": s.losses,
+                       "draws": s.draws, "points": s.points} for s in standings(results)],
+        "games": games,
+    })
+    # written aside, then renamed over the old one: a match killed mid-write keeps a whole
+    # summary
+    scratch = path / "summary.json.tmp"
+    scratch.write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    scratch.replace(path / "summary.json")
+
+
+def save_match(result: MatchResult, folder: str | Path, first_name: str, second_name: str,
+               size: int) -> None:
+    """One pair: every game as PSQ and SGF, and ``summary.json``."""
+    result.first, result.second = first_name, second_name
+    save_tournament({(0, 1): result}, folder, size, {"turn_ms": result.turn_ms})

@@ -1,0 +1,2 @@
+"""Human play: the game a person plays against the engine, in a terminal or a browser.
+"""

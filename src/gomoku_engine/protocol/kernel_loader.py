@@ -1,0 +1,79 @@
+"""Loading kernel groups in a background thread, so that no timed move loads one.
+
+The protocol loop asks for the groups its settings can call (:func:`gomoku_engine.engine.
+kernel_groups`) when it starts and whenever ``INFO algorithm`` or ``INFO threats`` selects
+another, and waits for them before ``OK`` (up to a deadline) and before a move.  Groups
+are loaded one at a time, in the order asked, by :func:`gomoku_engine.engine.warmup`
+(numba's on-disk cache, or a compile when the cache is cold).
+
+Each load ends with :func:`gc.freeze`: loading a group leaves some 100,000 objects
+(numba's types and dispatchers) to Python's cyclic garbage collector, and a full
+collection of them took 150 ms, a stall that would land inside whichever timed move
+triggers it.  Frozen, they are never scanned again.
+"""
+
+from __future__ import annotations
+
+import gc
+import queue
+import threading
+import time
+from collections.abc import Iterable
+
+from ..engine import KERNEL_GROUPS, warmup
+
+
+class KernelLoader:
+    """One daemon thread that loads the kernel groups asked for, each once.
+
+    :param enabled: False: nothing is loaded in the background (each kernel then loads
+        or compiles on its first call) and :meth:`wait` returns True at once.
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._done = {group: threading.Event() for group in KERNEL_GROUPS}
+        self._asked: set[str] = set()
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[str] = queue.Queue()
+        #: seconds each group took to load (for ``MESSAGE`` lines and the docs)
+        self.seconds: dict[str, float] = {}
+        if enabled:
+            threading.Thread(target=self._run, name="kernel-loader", daemon=True).start()
+
+    def request(self, groups: Iterable[str]) -> None:
+        """Queue the groups not yet asked for (returns at once)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            for group in groups:
+                if group not in self._asked:
+                    self._asked.add(group)
+                    self._queue.put(group)
+
+    def wait(self, groups: Iterable[str], timeout: float | None = None) -> bool:
+        """Ask for ``groups`` and wait until all are loaded or ``timeout`` seconds passed.
+
+        :returns: True if every group is loaded.
+        """
+        groups = tuple(groups)
+        self.request(groups)
+        if not self.enabled:
+            return True
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        for group in groups:
+            left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            if not self._done[group].wait(left):
+                return False
+        return True
+
+    def _run(self) -> None:
+        while True:
+            group = self._queue.get()
+            try:
+                self.seconds[group] = warmup((group,))
+                gc.freeze()  # see the module docstring; costs no collection
+            except Exception:  # noqa: BLE001 - the move's own call retries (and reports) it
+                pass
+            finally:
+                self._done[group].set()  # never leave a waiting command hanging

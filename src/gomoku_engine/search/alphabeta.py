@@ -1,0 +1,681 @@
+"""The jitted search: fail-soft negamax alpha-beta with PVS, a bucketed transposition
+table, killers, counter moves, history, threat-driven forced replies, local candidates, a
+breadth limit, and the selectivity of the strong alpha-beta engines (rapfi's
+``search/ab/search.cpp`` and Stockfish): reverse futility pruning, razoring, internal
+iterative reduction, move-count pruning and late-move reductions from a table in
+log(depth) x log(move number).
+
+One call of :func:`search_depth` searches the position to a fixed depth; iterative
+deepening, time control and reporting live in :mod:`gomoku_engine.engine`, which calls it
+with growing depths (the transposition table carries move ordering from one iteration to
+the next).  The kernel never prints: it stops when the stop flag (``SearchState.stop[0]``,
+read with an atomic load) is set by another thread, when it reaches its node limit, or
+when the monotonic clock passes its deadline (all checked every 256 nodes).
+
+Node order at every node (from the point of view of the side to move, "us"):
+
+1. we can make five: a win in 1;
+2. the opponent has a five point: the block is the only move (two five points, or a
+   block that is a renju foul for black: a loss);
+3. we can make an open four (or double four): a win in 3 (the opponent has no five point,
+   so it cannot stop both ends); a four-three while the opponent cannot make a four: a
+   win in 5;
+4. depth exhausted: static evaluation (before it, if enabled, a short VCF for the side
+   to move, a win scored as a mate);
+5. the opponent threatens a forced win (it has a four-three or open-four point): only our
+   four-making moves and the defences are searched: the points where the opponent would
+   make a four, and those where our stone weakens the open three, four or open four that
+   a threat point makes on its line (so the three of a four-three can be broken at its
+   far end, not only the four blocked); the defence rule of rapfi's move picker,
+   ``DEFENCE`` moves;
+6. at a non-PV node whose opponent threatens nothing forced: reverse futility pruning
+   (the static evaluation beats beta by a margin per ply of depth: return it) and
+   razoring (at depth 1-2 it stays below alpha by a margin and we have no four to start a
+   VCF: return it); without a TT move at depth 4 or more, one ply less (internal
+   iterative reduction);
+7. otherwise every empty point in the 5x5 neighbourhood of a stone, ordered by TT move,
+   then one-ply priority (attack value + defence value), killers, the counter move and
+   history (depth^2 more for a move that cuts, as much less for each move ordered before
+   it, bounded by gravity toward 0), and cut to the best ``breadth`` moves (the breadth
+   limit on weak candidates).
+   At non-PV nodes quiet moves past a count that grows with depth are pruned (move-count
+   pruning); later moves are searched shallower first (late-move reduction: the table
+   value, less for killers, the counter move, threats and defences and at PV nodes, more
+   at expected cut nodes and when the evaluation is not improving), then at full depth if
+   they beat alpha.
+
+Mate scores are stored in the transposition table relative to the node (Stockfish's
+``value_to_tt``/``value_from_tt``) so they stay correct at any depth.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.constants import (
+    EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, OPEN_FOUR, OPEN_THREE, T_FIVE, T_FOUR,
+    T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
+)
+from ..eval.classical import DEFENCE_DIV, DEFENCE_NUM
+from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
+from ..game.position import (
+    P_RENJU, PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, four_points,
+    make_move, unmake_move,
+)
+from .threats import ABORTED, LINE_LEN
+from .threats import DEADLINE as VCF_DEADLINE
+from .threats import NODE_LIMIT as VCF_NODE_LIMIT
+from .threats import NODES as VCF_NODES
+from .threats import ThreatState, vcf
+
+# counters[] indices
+NODES = 0
+STOPPED = 1
+NODE_LIMIT = 2
+SELDEPTH = 3
+ALLOW_STOP = 4
+ROOT_BREADTH = 5
+BREADTH = 6
+DEADLINE = 7  # kernel_clock_ns() value at which to stop; 0: none
+ROOT_FILTER = 8  # 1: only root moves with root_allowed[cell] != 0 are searched
+HORIZON_VCF = 9  # node budget of the VCF at the horizon; 0: off
+POLL = 10  # nodes left until the next stop check
+GENERATION = 11  # age of this move's search in the transposition table (0..255)
+ROOT_DONE = 12  # root moves fully searched in the running iteration
+ROOT_CHANGED = 13  # times a root move other than the first raised alpha in it
+ROOT_SCORE = 14  # score of the root's best completed move in it (with the PV in pv[0])
+ROOT_MOVES = 15  # root candidates of the last iteration (1: the move is forced)
+DEFENCE_STAMP = 16  # the stamp of the last ``_collect_moves`` call that marked defences
+N_COUNTERS = 17
+POLL_INTERVAL = 256
+
+# transposition-table bound flags
+TT_EXACT = 1
+TT_LOWER = 2
+TT_UPPER = 3
+
+#: One transposition-table entry: the Zobrist key, the score (mates relative to the node),
+#: the static evaluation (NO_EVAL: not stored), the best move (flat cell, -1: none), the
+#: draft, the bound flag and the GENERATION of the search that stored it.  One record
+#: array, not an array per field: a probe and a store then touch one or two cache lines
+#: of the bucket instead of one line in each of seven arrays.
+TT_DTYPE = np.dtype([("key", np.uint64), ("score", np.int32), ("eval", np.int32),
+                     ("move", np.int16), ("depth", np.int8), ("flag", np.int8),
+                     ("age", np.uint8)], align=True)
+TT_ENTRY_BYTES = TT_DTYPE.itemsize  # 24
+NO_EVAL = -(2**31) + 1  #: static evaluation not stored
+#: what every entry holds after clear_search_state: no key, no move, no evaluation
+TT_EMPTY = np.array((0, 0, NO_EVAL, -1, 0, 0, 0), TT_DTYPE)
+#: entries per bucket: a position may sit in any of them, and a new one replaces the
+#: entry of least ``depth - TT_AGE_WEIGHT * age`` (Stockfish's replacement rule)
+TT_BUCKET = 4
+TT_AGE_WEIGHT = 8
+KILLER_BONUS = 300
+COUNTER_BONUS = 200
+HISTORY_CAP = 250
+#: history values stay within +-HISTORY_MAX: each update moves a value toward the bound
+#: by a share of the distance left ("history gravity", Stockfish), so they never overflow
+#: over a long game and old results fade.
+HISTORY_MAX = 16384
+DEFAULT_ROOT_BREADTH = 32
+DEFAULT_BREADTH = 16
+# Selectivity.  The evaluation's unit is about 1/20 of rapfi's (a quiet move changes it
+# by a few hundred to a few thousand), so the margins are rapfi's scaled by about 20 and
+# then set by matches (docs/strength.md).
+LMR_MIN_DEPTH = 2
+LMR_BASE = 0.25
+LMR_DIVISOR = 0.75  #: reduction = LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR
+LMR_TABLE_SIZE = 64
+FUTILITY_DEPTH = 5  #: reverse futility pruning at depth 1..FUTILITY_DEPTH
+FUTILITY_MARGIN = 900  #: per ply of depth (one less when the evaluation improves)
+RAZOR_MARGIN = 2500  #: razoring at depth 1..2: per ply of depth
+IIR_DEPTH = 4  #: no TT move at this depth or more: search one ply less
+MOVE_COUNT_DEPTH = 7  #: move-count pruning at depth 1..MOVE_COUNT_DEPTH
+# VCF at the horizon (a quiescence of fours, rapfi "dive into vcf search when the depth
+# reaches zero"): at most this many fours and solver nodes per leaf.
+HORIZON_VCF_DEPTH = 8
+HORIZON_VCF_NODES = 300
+
+
+class SearchState(NamedTuple):
+    """Arrays the search kernel mutates (one per engine; sized at creation)."""
+
+    tt: npt.NDArray[np.void]  #: TT_DTYPE[tt_size] the transposition table
+    killers: npt.NDArray[np.int32]  #: int32[MAX_PLY, 2]
+    history: npt.NDArray[np.int32]  #: int32[2, n_cells]
+    #: int32[2, n_cells] per side, the move that last refuted the opponent's move on a cell
+    counter_moves: npt.NDArray[np.int32]
+    eval_stack: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1] static evaluation per ply
+    #: float64[LMR_TABLE_SIZE, LMR_TABLE_SIZE] late-move reduction by depth and move number
+    reductions: npt.NDArray[np.float64]
+    pv: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1, MAX_PLY + 1] triangular PV table
+    pv_len: npt.NDArray[np.int32]  #: int32[MAX_PLY + 1]
+    move_buf: npt.NDArray[np.int32]  #: int32[MAX_PLY, n_points] candidates per ply
+    score_buf: npt.NDArray[np.int32]  #: int32[MAX_PLY, n_points] their priorities
+    counters: npt.NDArray[np.int64]  #: int64[N_COUNTERS] see the index constants above
+    stop: npt.NDArray[np.int64]  #: int64[1] set to 1 by another thread to stop
+    root_allowed: npt.NDArray[np.int8]  #: int8[n_cells] root moves allowed by ROOT_FILTER
+    #: int64[n_cells] scratch of ``_collect_moves``: the defences it found on the
+    #: opponent's threat lines hold its call's stamp (``counters[DEFENCE_STAMP]``), so
+    #: older marks need no clearing
+    defence_mark: npt.NDArray[np.int64]
+
+
+def tt_entries_for(megabytes: float) -> int:
+    """Largest power-of-two entry count that fits ``megabytes`` MiB (at least 1024)."""
+    entries = max(1024, int(megabytes * 2**20) // TT_ENTRY_BYTES)
+    return 1 << (entries.bit_length() - 1)
+
+
+def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> SearchState:
+    """Allocate a :class:`SearchState` with a transposition table of ``tt_megabytes`` MiB."""
+    size = tt_entries_for(tt_megabytes)
+    counters = np.zeros(N_COUNTERS, np.int64)
+    state = SearchState(
+        tt=np.empty(size, TT_DTYPE),
+        killers=np.empty((MAX_PLY, 2), np.int32),
+        history=np.empty((2, n_cells), np.int32),
+        counter_moves=np.empty((2, n_cells), np.int32),
+        eval_stack=np.zeros(MAX_PLY + 1, np.int32),
+        reductions=reduction_table(),
+        pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), np.int32),
+        pv_len=np.zeros(MAX_PLY + 1, np.int32),
+        move_buf=np.zeros((MAX_PLY, n_points), np.int32),
+        score_buf=np.zeros((MAX_PLY, n_points), np.int32),
+        counters=counters,
+        stop=np.zeros(1, np.int64),
+        root_allowed=np.ones(n_cells, np.int8),
+        defence_mark=np.zeros(n_cells, np.int64),
+    )
+    # Writing every entry now makes the OS map the pages here, outside any timed move: a
+    # fresh table's pages were otherwise faulted in one by one during the first searches,
+    # which under load made 200 ms moves 50-100 ms late.
+    clear_search_state(state)
+    counters[NODE_LIMIT] = np.iinfo(np.int64).max
+    counters[ROOT_BREADTH] = DEFAULT_ROOT_BREADTH
+    counters[BREADTH] = DEFAULT_BREADTH
+    return state
+
+
+def clear_search_state(ss: SearchState) -> None:
+    """Forget everything learned (TT, killers, history): a new game or a bench position."""
+    ss.tt[:] = TT_EMPTY
+    clear_move_order(ss)
+
+
+def clear_move_order(ss: SearchState) -> None:
+    """Forget the killers, counter moves and history, and keep the TT (a lazy-SMP
+    helper's own state, whose table is the main search's)."""
+    ss.killers[:] = -1
+    ss.history[:] = 0
+    ss.counter_moves[:] = -1
+
+
+def reduction_table() -> npt.NDArray[np.float64]:
+    """``float64[LMR_TABLE_SIZE, LMR_TABLE_SIZE]``: the late-move reduction (plies) of the
+    move numbered ``m`` (1-based) at depth ``d``: ``LMR_BASE + log(d) log(m) / LMR_DIVISOR``
+    (the form of Stockfish's and rapfi's reduction tables; 0 where either is 0)."""
+    d = np.arange(LMR_TABLE_SIZE, dtype=np.float64)
+    logs = np.log(np.maximum(d, 1.0))
+    table = LMR_BASE + np.outer(logs, logs) / LMR_DIVISOR
+    table[0, :] = 0.0
+    table[:, 0] = 0.0
+    return table
+
+
+@njit
+def _score_to_tt(score: int, ply: int) -> int:
+    if score > MATE_BOUND:
+        return score + ply
+    if score < -MATE_BOUND:
+        return score - ply
+    return score
+
+
+@njit
+def _score_from_tt(score: int, ply: int) -> int:
+    if score > MATE_BOUND:
+        return score - ply
+    if score < -MATE_BOUND:
+        return score + ply
+    return score
+
+
+@njit
+def _pv_leaf(ss: SearchState, ply: int, move: int) -> None:
+    ss.pv[ply, 0] = move
+    ss.pv_len[ply] = 1
+
+
+@njit
+def _pv_extend(ss: SearchState, ply: int, move: int) -> None:
+    ss.pv[ply, 0] = move
+    n = ss.pv_len[ply + 1]
+    for j in range(n):
+        ss.pv[ply, j + 1] = ss.pv[ply + 1, j]
+    ss.pv_len[ply] = n + 1
+
+
+@njit
+def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
+                   breadth: int) -> int:
+    """Fill ``ss.move_buf[ply]`` with the best ``breadth`` candidates, best first.
+
+    :returns: the number of candidates (0 only on an empty board or a full one).  At the
+        root, a filter that would leave no candidate is dropped.
+    """
+    n = _collect_moves(pos, tab, ss, ply, tt_move, breadth, True)
+    if n == 0 and ply == 0 and ss.counters[ROOT_FILTER] != 0:
+        # Every move proven to stop the opponent's VCF lies off its threat lines (the
+        # line rule of step 5 drops them all): trust the filter alone, then nothing.
+        n = _collect_moves(pos, tab, ss, ply, tt_move, breadth, False)
+        if n == 0:
+            ss.counters[ROOT_FILTER] = 0
+            n = _collect_moves(pos, tab, ss, ply, tt_move, breadth, True)
+    return n
+
+
+@njit
+def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
+                   breadth: int, line_rule: bool) -> int:
+    us = pos.state[TO_MOVE] - 1
+    them = 1 - us
+    restricted = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
+    if not line_rule:
+        restricted = False
+    stamp = 0
+    if restricted:
+        ss.counters[DEFENCE_STAMP] += 1
+        stamp = ss.counters[DEFENCE_STAMP]
+        _mark_threat_line_defences(pos, tab, ss, them, stamp)
+    moves = ss.move_buf[ply]
+    scores = ss.score_buf[ply]
+    k0 = ss.killers[ply, 0]
+    k1 = ss.killers[ply, 1]
+    counter = _counter_move(pos, ss, us)
+    n = 0
+    for cell in tab.points:
+        if (pos.cells[cell] != EMPTY or pos.near[cell] == 0
+                or (us == 0 and pos.foul[cell] != 0)):  # renju: black may not play a foul
+            continue
+        if (restricted and pos.threat[us, cell] < T_FOUR and not defends(pos, them, cell)
+                and ss.defence_mark[cell] != stamp):
+            continue
+        if ply == 0 and ss.counters[ROOT_FILTER] != 0 and ss.root_allowed[cell] == 0:
+            continue
+        if cell == tt_move:
+            score = 1 << 30
+        else:
+            score = pos.value[us, cell] + DEFENCE_NUM * pos.value[them, cell] // DEFENCE_DIV
+            if cell == k0 or cell == k1:
+                score += KILLER_BONUS
+            elif cell == counter:
+                score += COUNTER_BONUS
+            h = ss.history[us, cell] >> 4
+            score += min(max(h, -HISTORY_CAP), HISTORY_CAP)
+        # insertion into the sorted top-``breadth`` prefix
+        if n < breadth:
+            i = n
+            n += 1
+        elif score > scores[n - 1]:
+            i = n - 1
+        else:
+            continue
+        while i > 0 and scores[i - 1] < score:
+            moves[i] = moves[i - 1]
+            scores[i] = scores[i - 1]
+            i -= 1
+        moves[i] = cell
+        scores[i] = score
+    return n
+
+
+@njit
+def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them: int,
+                               stamp: int) -> None:
+    """Set ``ss.defence_mark`` to ``stamp`` on the empty points where our stone weakens
+    what one of the opponent's threat points (four-three or open four) makes on a line
+    where it makes an open three, a four or an open four: the three half of a four-three
+    broken, or the three that would become an open four shortened.  Read from the point's
+    line key with our stone added.  (``defends`` only sees the points where the opponent
+    would make a four now, which misses the ends of a four-three's three.)"""
+    ours = 2 - them  # our stone's code in a line key: 1 black, 2 white
+    for point in tab.points:
+        t = pos.threat[them, point]
+        if pos.cells[point] != EMPTY or (t != T_FOUR_THREE and t != T_OPEN_FOUR):
+            continue
+        for d in range(4):
+            before = pos.patterns[them, point, d]
+            if before < OPEN_THREE or before > OPEN_FOUR:
+                continue
+            step = tab.directions[d]
+            key = pos.keys[point, d]
+            for k in range(-5, 6):
+                cell = point + k * step
+                if k == 0 or pos.cells[cell] != EMPTY:
+                    continue
+                slot = k + 5 if k < 0 else k + 4
+                after = (tab.line_pair[key | (ours << (2 * slot))] >> (4 * them)) & 15
+                if after < before:
+                    ss.defence_mark[cell] = stamp
+
+
+@njit
+def _counter_move(pos: Position, ss: SearchState, us: int) -> int:
+    """The move that last refuted the opponent's last move (counter-move heuristic), or -1."""
+    ply = pos.state[PLY]
+    return ss.counter_moves[us, pos.moves[ply - 1]] if ply > 0 else -1
+
+
+@njit
+def _history_update(ss: SearchState, us: int, move: int, bonus: int) -> None:
+    """Add ``bonus`` (negative: a malus) to ``move``'s history, with gravity toward 0."""
+    h = ss.history[us, move]
+    ss.history[us, move] = h + bonus - h * abs(bonus) // HISTORY_MAX
+
+
+@njit
+def _poll_stop(ss: SearchState) -> bool:
+    c = ss.counters
+    c[NODES] += 1
+    if c[STOPPED] != 0:
+        return True
+    c[POLL] -= 1  # a countdown, not NODES % 256: solver nodes are added to NODES in bulk
+    if c[POLL] <= 0:
+        c[POLL] = POLL_INTERVAL
+        if c[ALLOW_STOP] != 0 and (
+                atomic_load(ss.stop) != 0 or c[NODES] >= c[NODE_LIMIT]
+                or (c[DEADLINE] != 0 and monotonic_ns() >= c[DEADLINE])):
+            c[STOPPED] = 1
+            return True
+    return False
+
+
+@njit
+def kernel_clock_ns() -> int:
+    """The clock the kernel checks its deadline against (0 where it has none)."""
+    return monotonic_ns()
+
+
+@njit
+def _tt_probe(ss: SearchState, key: np.uint64) -> int:
+    """Index of ``key``'s entry in its bucket, or -1."""
+    base = (key & np.uint64(ss.tt.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1)
+    for j in range(TT_BUCKET):
+        if ss.tt[base + j].key == key:
+            return int(base) + j
+    return -1
+
+
+@njit
+def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eval: int,
+              depth: int, flag: int) -> None:
+    """Store a search result in ``key``'s bucket: over its own entry if there is one (an
+    unknown move keeps the old one), else over the entry of least depth, older entries
+    counting ``TT_AGE_WEIGHT`` plies less per search since they were stored."""
+    base = int((key & np.uint64(ss.tt.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1))
+    generation = ss.counters[GENERATION]
+    slot = -1
+    worst = 1 << 30
+    for j in range(TT_BUCKET):
+        i = base + j
+        e = ss.tt[i]
+        if e.key == key:
+            slot = i
+            if move < 0:
+                move = e.move
+            break
+        age = (generation - e.age) & 255
+        weight = e.depth - TT_AGE_WEIGHT * age
+        if weight < worst:
+            worst = weight
+            slot = i
+    e = ss.tt[slot]
+    e.key = key
+    e.move = move
+    e.score = score
+    e.eval = static_eval
+    e.depth = depth
+    e.flag = flag
+    e.age = generation
+
+
+@njit
+def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
+            alpha: int, beta: int, ply: int, cut_node: int) -> int:
+    """Fail-soft alpha-beta value of the position for the side to move.
+
+    ``beta - alpha > 1`` makes a PV node; ``cut_node`` (1 or 0) says a null-window node is
+    expected to fail high (its reductions are larger).  Every int argument is passed as an
+    int64 variable, never a literal: a literal makes numba compile a second specialisation
+    of this recursive kernel, which crashes when loaded back from the on-disk cache.  The board is restored on return.  After a
+    stop (``ss.counters[STOPPED]``) the returned value is meaningless and the caller must
+    discard it.  ``ss.pv[ply, :ss.pv_len[ply]]`` holds the principal variation from this
+    node.
+    """
+    ss.pv_len[ply] = 0
+    if _poll_stop(ss):
+        return 0
+    if ply > ss.counters[SELDEPTH]:
+        ss.counters[SELDEPTH] = ply
+    us = pos.state[TO_MOVE] - 1
+    them = 1 - us
+
+    if pos.threat_count[us, T_FIVE] > 0:  # 1. five now
+        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FIVE))
+        return MATE - ply - 1
+    if pos.threat_count[them, T_FIVE] > 0:  # 2. block the opponent's five point
+        block = find_threat(pos, tab, them, T_FIVE)
+        if pos.threat_count[them, T_FIVE] >= 2 or (us == 0 and pos.foul[block] != 0):
+            # two five points, or (renju) the only block is a foul for black
+            _pv_leaf(ss, ply, block)
+            return -(MATE - ply - 2)
+        if ply >= MAX_PLY - 2:
+            return evaluate(pos)
+        # the only move: searched at the same depth (the extension of the reply to a four)
+        ss.eval_stack[ply] = -ss.eval_stack[ply - 1] if ply > 0 else evaluate(pos)
+        make_move(pos, tab, block)
+        score = -negamax(pos, tab, ss, ts, depth, -beta, -alpha, ply + 1,
+                         np.int64(1 - cut_node))
+        unmake_move(pos, tab)
+        _pv_extend(ss, ply, block)
+        return score
+    if pos.threat_count[us, T_OPEN_FOUR] > 0:  # 3. open four: five next move
+        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
+        return MATE - ply - 3
+    if (pos.threat_count[us, T_FOUR_THREE] > 0 and four_points(pos, them) == 0
+            and (us == 1 or tab.params[P_RENJU] == 0)):
+        # 3b. four-three against no fours: the block of the four cannot touch the three's
+        # line (two lines meet only at our stone) nor make a four, so the three becomes an
+        # open four: five on our third move.  Not for renju black: the point that makes
+        # the straight four may be a foul by then.
+        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FOUR_THREE))
+        return MATE - ply - 5
+    if pos.state[PLY] >= tab.points.shape[0]:
+        return 0  # board full: draw
+    if depth <= 0 or ply >= MAX_PLY - 2:
+        if (ss.counters[HORIZON_VCF] > 0 and four_points(pos, us) > 0
+                and ply + 2 * HORIZON_VCF_DEPTH + 2 < MAX_PLY):
+            ts.counters[VCF_NODES] = 0
+            ts.counters[VCF_NODE_LIMIT] = ss.counters[HORIZON_VCF]
+            ts.counters[ABORTED] = 0
+            ts.counters[VCF_DEADLINE] = 0
+            # np.int64(): a literal argument would make numba compile a second
+            # specialisation of the recursive solver, which crashes when cached.
+            won = vcf(pos, tab, ts, np.int64(HORIZON_VCF_DEPTH), np.int64(0))
+            ss.counters[NODES] += ts.counters[VCF_NODES]
+            if won:
+                n = ts.counters[LINE_LEN]
+                for j in range(n):
+                    ss.pv[ply, j] = ts.line[j]
+                ss.pv_len[ply] = n
+                return MATE - ply - n
+        return evaluate(pos)
+
+    pv_node = beta - alpha > 1
+    key = pos.key[0]
+    entry = _tt_probe(ss, key)
+    tt_move = -1
+    static_eval = NO_EVAL
+    if entry >= 0:
+        e = ss.tt[entry]
+        tt_move = e.move
+        static_eval = e.eval
+        if ply > 0 and e.depth >= depth:
+            tt_score = _score_from_tt(e.score, ply)
+            flag = e.flag
+            if (flag == TT_EXACT or (flag == TT_LOWER and tt_score >= beta)
+                    or (flag == TT_UPPER and tt_score <= alpha)):
+                if tt_move >= 0:
+                    _pv_leaf(ss, ply, tt_move)
+                return tt_score
+    if static_eval == NO_EVAL:
+        static_eval = evaluate(pos)
+    ss.eval_stack[ply] = static_eval
+    improving = ply >= 2 and static_eval > ss.eval_stack[ply - 2]
+    # the opponent threatens a forced win (four-three or open-four points): only fours
+    # and defences are searched, and nothing is pruned
+    threatened = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
+
+    if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
+        # Reverse futility pruning (rapfi "futility pruning: child node", ~121 Elo).
+        if (depth <= FUTILITY_DEPTH
+                and static_eval - FUTILITY_MARGIN * (depth - (1 if improving else 0)) >= beta):
+            return static_eval
+        # Razoring (rapfi's ~68 Elo step drops into a VCF search; we have no four to
+        # start one, so the static evaluation stands).
+        if (depth <= 2 and static_eval + RAZOR_MARGIN * depth <= alpha
+                and four_points(pos, us) == 0):
+            return static_eval
+    # Internal iterative reduction: no TT move to search first, so likely a poor order.
+    if tt_move < 0 and depth >= IIR_DEPTH and (pv_node or cut_node != 0):
+        depth -= 1
+
+    breadth = ss.counters[ROOT_BREADTH] if ply == 0 else ss.counters[BREADTH]
+    n = generate_moves(pos, tab, ss, ply, tt_move, breadth)
+    if n == 0:
+        return static_eval
+    if ply == 0:
+        ss.counters[ROOT_MOVES] = n
+    alpha_orig = alpha
+    best = -INFINITY
+    best_move = -1
+    k0 = ss.killers[ply, 0]
+    k1 = ss.killers[ply, 1]
+    counter = _counter_move(pos, ss, us)
+    prev = pos.moves[pos.state[PLY] - 1] if pos.state[PLY] > 0 else -1
+    move_limit = 3 + int(depth ** 1.3)
+    if not improving:
+        move_limit = move_limit // 2 + 1
+    for i in range(n):
+        move = ss.move_buf[ply, i]
+        quiet = pos.threat[us, move] < T_OPEN_THREE and pos.threat[them, move] < T_OPEN_THREE
+        # Move-count pruning (rapfi ~107 Elo): once a move has been searched, quiet late
+        # moves at shallow non-PV nodes are not tried.
+        if (quiet and not pv_node and not threatened and depth <= MOVE_COUNT_DEPTH
+                and i >= move_limit and best > -MATE_BOUND):
+            continue
+        new_depth = depth - 1
+        make_move(pos, tab, move)
+        if i == 0:
+            score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
+                             np.int64(0 if pv_node or cut_node != 0 else 1))
+        else:
+            # Late-move reduction (rapfi ~59 Elo), from the table, adjusted per move.
+            r = 0
+            if depth >= LMR_MIN_DEPTH:
+                r = int(ss.reductions[min(depth, LMR_TABLE_SIZE - 1),
+                                      min(i + 1, LMR_TABLE_SIZE - 1)])
+                if pv_node:
+                    r -= 1
+                if cut_node != 0:
+                    r += 1
+                if not improving:
+                    r += 1
+                if move == k0 or move == k1 or move == counter:
+                    r -= 1
+                if not quiet:  # makes an open three or more, or stops one of theirs
+                    r -= 2
+                if ss.history[us, move] > 64 * depth * depth:
+                    r -= 1
+                if r > new_depth - 1:
+                    r = new_depth - 1
+                if r < 0:
+                    r = 0
+            score = -negamax(pos, tab, ss, ts, new_depth - r, -alpha - 1, -alpha, ply + 1,
+                              np.int64(1))
+            if r > 0 and score > alpha:
+                score = -negamax(pos, tab, ss, ts, new_depth, -alpha - 1, -alpha, ply + 1,
+                                 np.int64(1 - cut_node))
+            if pv_node and alpha < score < beta:
+                score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
+                                 np.int64(0))
+        unmake_move(pos, tab)
+        if ss.counters[STOPPED] != 0:
+            return 0
+        if ply == 0:
+            ss.counters[ROOT_DONE] += 1
+        if score > best:
+            best = score
+            best_move = move
+            if score > alpha:
+                alpha = score
+                _pv_extend(ss, ply, move)
+                if ply == 0:
+                    ss.counters[ROOT_SCORE] = score
+                    if i > 0:
+                        ss.counters[ROOT_CHANGED] += 1
+                if score >= beta:
+                    if move != ss.killers[ply, 0]:
+                        ss.killers[ply, 1] = ss.killers[ply, 0]
+                        ss.killers[ply, 0] = move
+                    if prev >= 0:
+                        ss.counter_moves[us, prev] = move
+                    # the move that cut gains, the moves ordered before it lose (quiet
+                    # ones that move-count pruning skipped included)
+                    bonus = depth * depth
+                    _history_update(ss, us, move, bonus)
+                    for j in range(i):
+                        _history_update(ss, us, ss.move_buf[ply, j], -bonus)
+                    break
+    if best >= beta:
+        flag = TT_LOWER
+    elif best > alpha_orig:
+        flag = TT_EXACT
+    else:
+        flag = TT_UPPER
+    _tt_store(ss, key, best_move, _score_to_tt(best, ply), static_eval, depth, flag)
+    return best
+
+
+def search_depth(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
+                 alpha: int, beta: int) -> int:
+    """One iteration of iterative deepening: :func:`negamax` from the root at ``depth``.
+
+    A plain Python function on purpose: a jitted caller of the recursive kernel passes a
+    literal ``ply`` and makes numba compile a second, mutually recursive specialisation,
+    which crashed when loaded back from the on-disk cache (numba 0.68).
+
+    :returns: the root score; the principal variation is ``ss.pv[0, :ss.pv_len[0]]``.
+    """
+    ss.counters[SELDEPTH] = 0
+    ss.counters[ROOT_DONE] = 0
+    ss.counters[ROOT_CHANGED] = 0
+    return int(_negamax_root(pos, tab, ss, ts, depth, alpha, beta, 0))
+
+
+@njit
+def _negamax_root(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
+                  alpha: int, beta: int, ply: int) -> int:
+    """:func:`negamax` without numba's reference counting of the arrays (see
+    :func:`gomoku_engine.core.jit.unmanaged`; the Python caller holds them)."""
+    return negamax(unmanaged(pos), unmanaged(tab), unmanaged(ss), unmanaged(ts), depth, alpha,
+                   beta, ply, np.int64(0))
+
+
+__all__ = ["SearchState", "clear_move_order", "clear_search_state", "find_threat",
+           "generate_moves", "negamax", "new_search_state", "search_depth", "tt_entries_for",
+           "MATE", "MATE_BOUND"]
