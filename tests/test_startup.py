@@ -20,7 +20,7 @@ from gomoku_engine import engine as engine_module
 from gomoku_engine.core import jit
 from gomoku_engine.protocol import kernel_loader
 from gomoku_engine.cli import main
-from gomoku_engine.engine import CORE, GA, VCT, kernel_groups
+from gomoku_engine.warmup import CORE, GA, VCT, kernel_groups
 from gomoku_engine.eval.classical import _base_tables, combination_tables
 from gomoku_engine.protocol.loop import START_WAIT_S, ProtocolLoop
 
@@ -81,10 +81,8 @@ def test_info_selecting_the_vct_or_the_ga_loads_their_kernels_before_the_move():
 
 def test_kernel_groups_follow_the_settings():
     assert kernel_groups() == (CORE,)
-    assert kernel_groups("alphabeta", 3) == (CORE,)  # the horizon VCF runs in alpha-beta
-    assert kernel_groups("alphabeta", 5) == (CORE, VCT)
-    assert kernel_groups("alphabeta", 4) == (CORE,)  # bit 4 does nothing without bit 1
-    assert kernel_groups("ga", 1) == (CORE, GA)
+    assert kernel_groups("alphabeta", vct=True) == (CORE, VCT)
+    assert kernel_groups("ga") == (CORE, GA)
 
 
 class _Replies(io.BytesIO):

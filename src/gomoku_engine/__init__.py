@@ -23,11 +23,11 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Board": "gomoku_engine.game.board",
     "Engine": "gomoku_engine.engine",
-    "Limits": "gomoku_engine.engine",
-    "SearchInfo": "gomoku_engine.engine",
-    "SearchResult": "gomoku_engine.engine",
-    "SolveResult": "gomoku_engine.engine",
-    "warmup": "gomoku_engine.engine",
+    "Limits": "gomoku_engine.search.limits",
+    "SearchInfo": "gomoku_engine.search.limits",
+    "SearchResult": "gomoku_engine.search.limits",
+    "SolveResult": "gomoku_engine.search.limits",
+    "warmup": "gomoku_engine.warmup",
     "Rule": "gomoku_engine.core.constants",
     "GomokuError": "gomoku_engine.core.errors",
     "InvalidMoveError": "gomoku_engine.core.errors",
@@ -39,8 +39,10 @@ __all__ = ["__version__", *_EXPORTS]
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ imports lazily
     from .core.constants import Rule
     from .core.errors import GomokuError, IllegalMoveError, InvalidMoveError
-    from .engine import Engine, Limits, SearchInfo, SearchResult, SolveResult, warmup
+    from .engine import Engine
     from .game.board import Board
+    from .search.limits import Limits, SearchInfo, SearchResult, SolveResult
+    from .warmup import warmup
 
 
 def __getattr__(name: str) -> Any:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,8 +21,7 @@ import numpy as np
 from .game.board import Board
 from .core.constants import BLACK, EMPTY, INFINITY, MATE, MAX_PLY, T_FOUR, Rule, mate_in
 from .core.notation import Point
-from .core.patterns import line_table
-from .game.position import evaluate, make_move, pass_move, unmake_move
+from .game.position import make_move, pass_move, unmake_move
 from .search.alphabeta import (
     ALLOW_STOP, DEADLINE, GENERATION, HORIZON_VCF, HORIZON_VCF_NODES, NODE_LIMIT, NODES, POLL,
     POLL_INTERVAL, ROOT_CHANGED, ROOT_DONE, ROOT_FILTER, ROOT_MOVES, ROOT_SCORE, SELDEPTH,
@@ -31,6 +29,7 @@ from .search.alphabeta import (
     new_search_state, search_depth,
 )
 from .search import threats
+from .search.limits import Limits, SearchInfo, SearchResult, SolveResult
 from .core.opening_rules import OPENING_RULES, distinct_first_moves
 from .search.smp import HelperPool
 from .search.threats import ThreatState, clear_threat_state, new_threat_state
@@ -73,12 +72,6 @@ STABLE_ITERATIONS = 4
 TIME_SCORE_DROP = 1000  #: a score drop of this much (eval units) adds 0.5 to the factor
 TIME_FACTOR_MAX = 2.0
 
-# ``INFO threats`` bits: which parts of the threat-space search a game move uses.
-THREATS_VCF = 1  #: our VCF and the opponent's (root move filter) at the root
-THREATS_HORIZON = 2  #: a short VCF at the horizon of the alpha-beta search
-THREATS_VCT = 4  #: our VCT at the root
-DEFAULT_THREATS = THREATS_VCF
-
 #: Search algorithms :meth:`Engine.search` can run (``INFO algorithm``, ``--algorithm``).
 ALGORITHMS = ("alphabeta", "ga")
 DEFAULT_ALGORITHM = "alphabeta"
@@ -87,68 +80,6 @@ DEFAULT_ALGORITHM = "alphabeta"
 #: every allowed point (one per symmetry class) is played and white's best reply searched
 #: to this depth, within an equal share of the time.
 FIRST_MOVE_DEPTH = 4
-
-
-@dataclass
-class Limits:
-    """When to stop searching.  Every limit left ``None`` is unlimited."""
-
-    hard_ms: float | None = None  #: stop the search at once after this many ms
-    soft_ms: float | None = None  #: start no new iteration after this many ms
-    depth: int | None = None  #: deepest iteration
-    nodes: int | None = None  #: node budget (checked every 256 nodes)
-    start: float | None = None  #: ``time.perf_counter()`` when the move was asked for
-    #: threat-space search at the root: our VCF (a forced win is played at once) and the
-    #: opponent's (only moves proven to stop it are searched).  On by default: it keeps
-    #: the engine from walking into a VCF it could have stopped (README, issue 3).
-    threats: bool = True
-    #: with ``threats``: our VCT at the root, and the opponent's VCT through the few
-    #: moves that stop its VCF.  Off by default (costs time, not measured stronger).
-    vct: bool = False
-    #: with ``threats``: a short VCF at the horizon of the alpha-beta search.  Off by
-    #: default: measured weaker in games (docs/threat-search.md).
-    horizon_vcf: bool = False
-
-
-@dataclass
-class SearchInfo:
-    """Report of one completed iteration."""
-
-    depth: int  #: nominal depth of the iteration (plies)
-    seldepth: int  #: deepest ply reached (forced replies extend)
-    score: int  #: for the side to move; see :func:`gomoku_engine.core.constants.mate_in`
-    nodes: int  #: nodes searched so far for this move
-    time_ms: float  #: elapsed since the move was asked for
-    pv: list[Point] = field(default_factory=list)  #: principal variation
-
-    @property
-    def nps(self) -> int:
-        """Nodes per second."""
-        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
-
-
-@dataclass
-class SearchResult:
-    """The move chosen and the last completed iteration's figures."""
-
-    move: Point
-    score: int
-    depth: int
-    seldepth: int  #: deepest ply of that iteration
-    nodes: int  #: nodes of every search thread (helpers included)
-    time_ms: float  #: whole search, from when the move was asked for
-    pv: list[Point]
-
-
-@dataclass
-class SolveResult:
-    """Answer of :meth:`Engine.solve`."""
-
-    win: bool  #: the side to move wins by force
-    line: list[Point]  #: the winning line (both sides' moves), ending with the five
-    nodes: int  #: solver nodes
-    time_ms: float
-    aborted: bool  #: no win found *and* the budget ran out (so the answer is unknown)
 
 
 class Engine:
@@ -708,96 +639,3 @@ class Engine:
 
 def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
-
-
-#: Kernel groups (:func:`warmup`): what a move at given settings can call.
-CORE = "core"  #: the board, alpha-beta and the root VCF: every move at the default settings
-VCT = "vct"  #: the VCT solver (``INFO threats`` bit 4, ``solve --vct``)
-GA = "ga"  #: the genetic algorithm (``INFO algorithm ga``)
-KERNEL_GROUPS = (CORE, VCT, GA)
-
-
-def kernel_groups(algorithm: str = DEFAULT_ALGORITHM,
-                  threats_bits: int = DEFAULT_THREATS) -> tuple[str, ...]:
-    """The kernel groups a move can call with these settings (``INFO algorithm``,
-    ``INFO threats``); the horizon VCF runs inside the alpha-beta kernel (CORE)."""
-    groups = [CORE]
-    if threats_bits & THREATS_VCF and threats_bits & THREATS_VCT:
-        groups.append(VCT)
-    if algorithm == "ga":
-        groups.append(GA)
-    return tuple(groups)
-
-
-def _warm_core() -> None:
-    engine = Engine(15, hash_mb=1)  # every size and rule runs the same kernels
-    for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
-        engine.board.play(x, y)
-    engine.search(Limits(depth=3))  # make/unmake, the root VCF (pass_move), alpha-beta
-    engine.solve("vcf", time_ms=None)
-    engine._fallback(time.perf_counter())  # move generation from Python
-    evaluate(engine.board.position)  # the static evaluation (Swap2 screens openings by it)
-    defence = Engine(15, hash_mb=1)  # black's open three and white's three: the root filter
-    for x, y in ((7, 7), (0, 0), (8, 7), (1, 1), (9, 7), (2, 2), (5, 9)):
-        defence.board.play(x, y)
-    defence.search(Limits(depth=2))
-    engine.board.remove(8, 8)  # reset_position, as BOARD and TAKEBACK use it
-    engine.board.undo()
-
-
-def _warm_vct() -> None:
-    engine = Engine(15, hash_mb=1)
-    for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
-        engine.board.play(x, y)
-    engine.search(Limits(depth=2, vct=True, horizon_vcf=True))
-    engine.solve("vct", time_ms=None, depth=2)
-    # (solve reads the winning line only when it proves a win)
-    threats.vct_line(engine.board.position, engine.board.tables, engine._threats, 2, 0)
-
-
-def _warm_ga() -> None:
-    from .search import ga
-
-    engine = Engine(15, hash_mb=1, algorithm="ga",  # a tiny population
-                    ga_config=ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1,
-                                          max_generations=2))
-    for x, y in ((7, 7), (8, 8), (8, 7)):
-        engine.board.play(x, y)
-    engine.search(Limits(hard_ms=5000))
-
-
-_WARM = {CORE: _warm_core, VCT: _warm_vct, GA: _warm_ga}
-
-
-def warmup(groups: Iterable[str] = (CORE,), all_rules: bool = False,
-           on_group: Callable[[str, float], None] | None = None) -> float:
-    """Compile (or load from numba's on-disk cache) the kernels of ``groups``; returns the
-    seconds taken.
-
-    Each group is loaded by running its kernels once on a small position, so a timed move
-    never compiles or loads one.  ``gomoku-engine warmup`` calls it (``--all`` for every
-    group and rule), and the protocol loop in a background thread
-    (:class:`gomoku_engine.protocol.kernel_loader.KernelLoader`).
-
-    :param groups: names of :data:`KERNEL_GROUPS`.
-    :param all_rules: also build (or read) the pattern tables of every rule, which a new
-        install otherwise builds when a rule is first used (about 0.2 s each).
-    :param on_group: called after each group with its name and seconds.
-    :raises ValueError: for an unknown group.
-    """
-    began = time.perf_counter()
-    for group in groups:
-        if group not in _WARM:
-            raise ValueError(f"unknown kernel group {group!r}: expected one of "
-                             + ", ".join(KERNEL_GROUPS))
-        started = time.perf_counter()
-        _WARM[group]()
-        if on_group is not None:
-            on_group(group, time.perf_counter() - started)
-    if all_rules:
-        started = time.perf_counter()
-        for rule in Rule:
-            line_table(rule)
-        if on_group is not None:
-            on_group("rule tables", time.perf_counter() - started)
-    return time.perf_counter() - began

@@ -31,9 +31,9 @@ from typing import BinaryIO
 
 from .. import __version__
 from ..core.constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule, mate_in
+from ..warmup import kernel_groups
 from ..engine import (
-    ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_THREATS, MAX_THREADS, THREATS_HORIZON, THREATS_VCF,
-    THREATS_VCT, Engine, Limits, SearchInfo, SearchResult, kernel_groups,
+    ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine, Limits, SearchInfo, SearchResult,
 )
 from ..core.errors import GomokuError
 from ..eval.classical import EVALUATIONS
@@ -68,6 +68,12 @@ _BLOCK_COMMANDS = {"BOARD", "YXBOARD", "SWAP2BOARD"}
 #: names (each key is a :class:`_Settings` field)
 _NAMED_SETTINGS = {"algorithm": ALGORITHMS, "evaluation": EVALUATIONS, "opening": OPENING_RULES}
 
+
+# ``INFO threats`` bits: which parts of the threat-space search a game move uses.
+THREATS_VCF = 1  #: our VCF and the opponent's (root move filter) at the root
+THREATS_HORIZON = 2  #: a short VCF at the horizon of the alpha-beta search
+THREATS_VCT = 4  #: our VCT at the root
+DEFAULT_THREATS = THREATS_VCF
 
 @dataclass
 class _Line:
@@ -174,7 +180,9 @@ class ProtocolLoop:
 
     def _kernel_groups(self) -> tuple[str, ...]:
         """The kernel groups a move at the current settings can call."""
-        return kernel_groups(self._settings.algorithm, self._settings.threats)
+        bits = self._settings.threats
+        return kernel_groups(self._settings.algorithm,
+                             vct=bool(bits & THREATS_VCF and bits & THREATS_VCT))
 
     # --- threads ---------------------------------------------------------------------------
     def _read(self) -> None:

@@ -1,0 +1,113 @@
+"""Loading the numba kernels before a timed move needs them.
+
+Kernels compile on first use (about a minute for the core on a cold cache) or load from
+numba's on-disk cache (well under a second).  :func:`warmup` runs each group of kernels
+once on a small position, so that a timed move never pays for it; ``gomoku-engine
+warmup`` and the protocol loop's background loader
+(:class:`gomoku_engine.protocol.kernel_loader.KernelLoader`) call it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+from .core.constants import Rule
+from .core.patterns import line_table
+from .engine import DEFAULT_ALGORITHM, Engine
+from .game.position import evaluate
+from .search import threats
+from .search.limits import Limits
+
+
+#: Kernel groups (:func:`warmup`): what a move at given settings can call.
+CORE = "core"  #: the board, alpha-beta and the root VCF: every move at the default settings
+VCT = "vct"  #: the VCT solver (``INFO threats`` bit 4, ``solve --vct``)
+GA = "ga"  #: the genetic algorithm (``INFO algorithm ga``)
+KERNEL_GROUPS = (CORE, VCT, GA)
+
+
+def kernel_groups(algorithm: str = DEFAULT_ALGORITHM, vct: bool = False) -> tuple[str, ...]:
+    """The kernel groups a move can call with these settings: the search ``algorithm``
+    (``INFO algorithm``) and whether the root runs the VCT solver (``Limits.vct``); the
+    horizon VCF runs inside the alpha-beta kernel (CORE)."""
+    groups = [CORE]
+    if vct:
+        groups.append(VCT)
+    if algorithm == "ga":
+        groups.append(GA)
+    return tuple(groups)
+
+
+def _warm_core() -> None:
+    engine = Engine(15, hash_mb=1)  # every size and rule runs the same kernels
+    for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
+        engine.board.play(x, y)
+    engine.search(Limits(depth=3))  # make/unmake, the root VCF (pass_move), alpha-beta
+    engine.solve("vcf", time_ms=None)
+    engine._fallback(time.perf_counter())  # move generation from Python
+    evaluate(engine.board.position)  # the static evaluation (Swap2 screens openings by it)
+    defence = Engine(15, hash_mb=1)  # black's open three and white's three: the root filter
+    for x, y in ((7, 7), (0, 0), (8, 7), (1, 1), (9, 7), (2, 2), (5, 9)):
+        defence.board.play(x, y)
+    defence.search(Limits(depth=2))
+    engine.board.remove(8, 8)  # reset_position, as BOARD and TAKEBACK use it
+    engine.board.undo()
+
+
+def _warm_vct() -> None:
+    engine = Engine(15, hash_mb=1)
+    for x, y in ((7, 7), (8, 8), (8, 7), (6, 7), (9, 9)):
+        engine.board.play(x, y)
+    engine.search(Limits(depth=2, vct=True, horizon_vcf=True))
+    engine.solve("vct", time_ms=None, depth=2)
+    # (solve reads the winning line only when it proves a win)
+    threats.vct_line(engine.board.position, engine.board.tables, engine._threats, 2, 0)
+
+
+def _warm_ga() -> None:
+    from .search import ga
+
+    engine = Engine(15, hash_mb=1, algorithm="ga",  # a tiny population
+                    ga_config=ga.GAConfig(pop_init=20, elite=4, cap=30, stall=1,
+                                          max_generations=2))
+    for x, y in ((7, 7), (8, 8), (8, 7)):
+        engine.board.play(x, y)
+    engine.search(Limits(hard_ms=5000))
+
+
+_WARM = {CORE: _warm_core, VCT: _warm_vct, GA: _warm_ga}
+
+
+def warmup(groups: Iterable[str] = (CORE,), all_rules: bool = False,
+           on_group: Callable[[str, float], None] | None = None) -> float:
+    """Compile (or load from numba's on-disk cache) the kernels of ``groups``; returns the
+    seconds taken.
+
+    Each group is loaded by running its kernels once on a small position, so a timed move
+    never compiles or loads one.  ``gomoku-engine warmup`` calls it (``--all`` for every
+    group and rule), and the protocol loop in a background thread
+    (:class:`gomoku_engine.protocol.kernel_loader.KernelLoader`).
+
+    :param groups: names of :data:`KERNEL_GROUPS`.
+    :param all_rules: also build (or read) the pattern tables of every rule, which a new
+        install otherwise builds when a rule is first used (about 0.2 s each).
+    :param on_group: called after each group with its name and seconds.
+    :raises ValueError: for an unknown group.
+    """
+    began = time.perf_counter()
+    for group in groups:
+        if group not in _WARM:
+            raise ValueError(f"unknown kernel group {group!r}: expected one of "
+                             + ", ".join(KERNEL_GROUPS))
+        started = time.perf_counter()
+        _WARM[group]()
+        if on_group is not None:
+            on_group(group, time.perf_counter() - started)
+    if all_rules:
+        started = time.perf_counter()
+        for rule in Rule:
+            line_table(rule)
+        if on_group is not None:
+            on_group("rule tables", time.perf_counter() - started)
+    return time.perf_counter() - began
