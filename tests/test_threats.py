@@ -209,7 +209,8 @@ def test_recursive_kernels_are_compiled_once():
     """A literal argument from jitted code would add a second specialisation of a recursive
     kernel, and such a kernel crashes when numba loads it back from its cache."""
     code = (
-        "from gomoku_engine import rules, search, threats\n"
+        "from gomoku_engine.core import rules\n"
+        "from gomoku_engine.search import alphabeta as search, threats\n"
         "from gomoku_engine.engine import Engine, Limits\n"
         "e = Engine(15, hash_mb=1)\n"
         "for x, y in ((7, 7), (8, 8), (7, 8), (9, 9)):\n"
