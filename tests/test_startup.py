@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gomoku_engine import warmup as warmup_module
+from gomoku_engine import kernels as warmup_module
 from gomoku_engine.core import jit
 from gomoku_engine.protocol import kernel_loader
 from gomoku_engine.cli import main
-from gomoku_engine.warmup import CORE, GA, VCT, kernel_groups
+from gomoku_engine.kernels import CORE, GA, VCT, kernel_groups
 from gomoku_engine.eval.classical import _base_tables, combination_tables
 from gomoku_engine.protocol.loop import START_WAIT_S, ProtocolLoop
 

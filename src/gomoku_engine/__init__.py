@@ -27,7 +27,7 @@ _EXPORTS = {
     "SearchInfo": "gomoku_engine.search.limits",
     "SearchResult": "gomoku_engine.search.limits",
     "SolveResult": "gomoku_engine.search.limits",
-    "warmup": "gomoku_engine.warmup",
+    "warmup": "gomoku_engine.kernels",
     "Rule": "gomoku_engine.core.constants",
     "GomokuError": "gomoku_engine.core.errors",
     "InvalidMoveError": "gomoku_engine.core.errors",
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ imports
     from .engine import Engine
     from .game.board import Board
     from .search.limits import Limits, SearchInfo, SearchResult, SolveResult
-    from .warmup import warmup
+    from .kernels import warmup
 
 
 def __getattr__(name: str) -> Any:

@@ -114,8 +114,8 @@ KERNEL_GROUP_HELP = {"core": "board, alpha-beta, VCF", "vct": "VCT solver",
 def warmup(everything: bool) -> None:
     """Compile the numba kernels a game at the default settings calls into the on-disk
     cache (or load them from it), one line per group with its time."""
-    from .warmup import CORE, KERNEL_GROUPS
-    from .warmup import warmup as load
+    from .kernels import CORE, KERNEL_GROUPS
+    from .kernels import warmup as load
 
     groups = KERNEL_GROUPS if everything else (CORE,)
     total = 0.0
@@ -417,7 +417,7 @@ def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) 
     import threading
     import webbrowser
 
-    from .warmup import warmup as do_warmup
+    from .kernels import warmup as do_warmup
     from .play.web import GameStore, make_server, url_of
 
     click.echo("loading the engine ...")

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterable
 
-from ..warmup import KERNEL_GROUPS, warmup
+from ..kernels import KERNEL_GROUPS, warmup
 
 
 class KernelLoader:

@@ -31,7 +31,7 @@ from typing import BinaryIO
 
 from .. import __version__
 from ..core.constants import BLACK, MAX_SIZE, MIN_SIZE, WHITE, Rule, mate_in
-from ..warmup import kernel_groups
+from ..kernels import kernel_groups
 from ..engine import (
     ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine, Limits, SearchInfo, SearchResult,
 )
