@@ -29,10 +29,10 @@ from collections.abc import Callable
 from typing import BinaryIO
 
 from .. import __version__
-from ..core.constants import MAX_SIZE, MIN_SIZE, Rule
+from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
-from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
+from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine, SearchInfo
 from ..search.levels import MAX_LEVEL
 from ..search.policy import apply_blunder, move_limits
 from .board_commands import board_stones, read_block, swap2_stones
@@ -135,18 +135,8 @@ class ProtocolLoop:
         return self._engine
 
     def _apply_settings(self) -> None:
-        engine, settings = self._engine, self._settings
-        if engine is None:
-            return
-        engine.set_rule(Rule(settings.rule_code))
-        engine.set_algorithm(settings.algorithm)
-        engine.set_evaluation(settings.evaluation)
-        engine.seed = settings.seed
-        engine.set_opening_rule(settings.opening_rule)
-        engine.set_threads(settings.threads)
-        hash_mb = settings.hash_mb()
-        if hash_mb is not None:
-            engine.set_hash_size(hash_mb)
+        if self._engine is not None:
+            self._settings.apply_to(self._engine)
 
     def _start_game(self, width: int, height: int, line: Line) -> None:
         self._settings.time.new_game()
@@ -351,7 +341,7 @@ class ProtocolLoop:
         self.out.line(result_line(result))
         self.out.line(format_pair(result.move))
 
-    def _report(self, info) -> None:  # noqa: ANN001 (a SearchInfo)
+    def _report(self, info: SearchInfo) -> None:
         self.out.line(iteration_line(info))
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ..core.constants import Rule
 from ..core.opening_rules import OPENING_RULES
-from ..engine import ALGORITHMS, DEFAULT_ALGORITHM
+from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, Engine
 from ..eval.classical import EVALUATIONS
 from ..search.levels import MAX_LEVEL, level_for_strength
 from ..search.timeman import TimeControl
@@ -81,6 +81,19 @@ class Settings:
         bits = self.threats
         return {"threats": bool(bits & THREATS_VCF), "vct": bool(bits & THREATS_VCT),
                 "horizon_vcf": bool(bits & THREATS_HORIZON)}
+
+    def apply_to(self, engine: Engine) -> None:
+        """Set the engine's rule, algorithm, evaluation, seed, opening rule, threads and,
+        with ``max_memory``, its transposition table (:meth:`hash_mb`)."""
+        engine.set_rule(Rule(self.rule_code))
+        engine.set_algorithm(self.algorithm)
+        engine.set_evaluation(self.evaluation)
+        engine.seed = self.seed
+        engine.set_opening_rule(self.opening_rule)
+        engine.set_threads(self.threads)
+        hash_mb = self.hash_mb()
+        if hash_mb is not None:
+            engine.set_hash_size(hash_mb)
 
     def hash_mb(self) -> float | None:
         """The transposition table for :attr:`max_memory` (MiB), or None to keep the
