@@ -13,7 +13,11 @@ from gomoku_engine.game.board import Board
 from gomoku_engine.cli import main
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.eval.classical import N_CANON
-from gomoku_engine.search.alphabeta import MATE
+from gomoku_engine.core.constants import MATE
+from gomoku_engine.protocol.messages import iteration_line, result_line, swap2_line
+from gomoku_engine.search.limits import SearchInfo, SearchResult
+
+ENGINE_COMMAND = [sys.executable, "-m", "gomoku_engine"]
 
 
 @pytest.mark.parametrize("line, expected", [
@@ -21,14 +25,52 @@ from gomoku_engine.search.alphabeta import MATE
     ("MESSAGE Speed 740K | Depth 13-38 | Eval 163 | Node 52K | Time 71ms", (163, 0)),
     ("MESSAGE Speed 1M | Depth 9-21 | Eval +M15 | Node 9K | Time 3ms", (0, 1)),
     ("MESSAGE Depth 4-9 | Eval -M8 | Time 1ms | H10", (0, -1)),
-    ("MESSAGE depth 6-7 ev 13497 n 1547 tm 12 pv i8 h7", (13497, 0)),  # this engine
-    (f"MESSAGE depth 3-3 ev {-(MATE - 4)} n 90 tm 1 pv a1", (0, -1)),
+    # this engine, as it prints them (a game move, a mate; an iteration with show_detail)
+    ("MESSAGE depth 6-7 ev 13497 n 1547 tm 12 pv i8 h7", (13497, 0)),
+    ("MESSAGE depth 0-0 ev 0 n 0 tm 339 pv h8", (0, 0)),
+    ("MESSAGE depth 5-9 ev win in 7 n 2210 tm 41 pv h8 i9 h9", (0, 1)),
+    ("MESSAGE depth 3-5 ev loss in 4 n 90 n/ms 45 tm 2 pv a1 b2", (0, -1)),
+    ("MESSAGE swap2 ev 35 (white to move)", None),
+    ("MESSAGE ignored INFO seed 'abc': not an integer", None),
     ("MESSAGE OptiTime 4473ms | MaxTime 4970ms", None),
     ("DEBUG Eval 5", None),
     ("7,9", None),
 ])
 def test_parse_score(line, expected):
     assert labelling.parse_score(line) == expected
+
+
+@pytest.mark.parametrize("score, expected", [
+    (-163, (-163, 0)), (0, (0, 0)), (MATE - 1, (0, 1)), (MATE - 15, (0, 1)),
+    (-(MATE - 4), (0, -1)), (-(MATE - 2), (0, -1)),
+])
+def test_parse_score_reads_what_the_engine_prints(score, expected):
+    """Every search line the engine writes (the formatter of its MESSAGE lines) is read
+    back with its score, forced wins and losses included."""
+    result = SearchResult((7, 7), score, 5, 9, 1234, 12.4, [(7, 7), (8, 8)])
+    info = SearchInfo(5, 9, score, 1234, 12.4, [(7, 7), (8, 8)])
+    assert labelling.parse_score(result_line(result)) == expected
+    assert labelling.parse_score(iteration_line(info)) == expected
+    assert labelling.parse_score(swap2_line(score)) is None
+
+
+def test_label_keeps_the_positions_the_engine_scores_as_decided():
+    """This engine as the scorer: a position with an open four on the board is a forced
+    win for the side to move when it is the four's owner, a forced loss for the other side
+    (the engine prints ``ev win in N`` / ``ev loss in N``); both are kept."""
+    size = 15
+    black = [(7, 7), (8, 7), (9, 7), (10, 7)]  # an open four on row 8
+    white = [(0, 0), (0, 2), (0, 4), (14, 14)]
+    cells = [x + y * size for pair in zip(black, white) for x, y in pair]
+    engine = labelling.open_engine(ENGINE_COMMAND, size, 0, 2)
+    try:
+        won, reply = labelling.ask_position(engine, cells, size)  # black to move
+        assert won == (0, 1), reply
+        assert reply in ("6,7", "11,7")
+        lost, _ = labelling.ask_position(engine, cells[:-1], size)  # white to move
+        assert lost == (0, -1)
+    finally:
+        engine.close()
 
 
 def test_label_and_fit_end_to_end(tmp_path):
@@ -41,7 +83,7 @@ def test_label_and_fit_end_to_end(tmp_path):
     out = runner.invoke(main, ["selfplay", "--games", "12", "--nodes", "400", "--size", "11",
                                "--seed", "4", "--out", str(games)])
     assert out.exit_code == 0, out.output
-    command = f"{sys.executable} -m gomoku_engine"
+    command = " ".join(ENGINE_COMMAND)
     out = runner.invoke(main, ["label", str(games), "--engine", command, "--depth", "2",
                                "--out", str(labels_file)])
     assert out.exit_code == 0, out.output

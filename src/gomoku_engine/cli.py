@@ -462,7 +462,7 @@ def play(size: int, rule: str, level: int, colour: str, move_ms: int,
     from .play.terminal import run
 
     game = HumanGame(size, RULES[rule], level, COLOURS[colour], move_ms=move_ms,
-                     seed=int(time.time()), opening=opening_rule)
+                     seed=int(time.time()), opening_rule=opening_rule)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
 
     def read(prompt: str) -> str:

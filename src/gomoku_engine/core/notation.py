@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .constants import mate_in
+from .constants import MATE, mate_in
 from .errors import InvalidMoveError
 
 Point = tuple[int, int]
@@ -62,9 +62,27 @@ def format_point(point: Point) -> str:
     return f"{chr(ord('a') + point[0])}{point[1] + 1}"
 
 
+_SCORE_TEXT = re.compile(r"(-?\d+)|(win|loss) in (\d+)")
+
+
 def format_score(score: int) -> str:
-    """A search score as text: centi-values, or ``win in N`` / ``loss in N`` (plies)."""
+    """A search score as text: centi-values, or ``win in N`` / ``loss in N`` (plies to
+    the five, :func:`gomoku_engine.core.constants.mate_in`); :func:`parse_score` reads it."""
     mate = mate_in(score)
     if mate is None:
         return str(score)
     return f"win in {mate}" if mate > 0 else f"loss in {-mate}"
+
+
+def parse_score(text: str) -> int:
+    """The score written by :func:`format_score` (``"-163"``, ``"win in 5"``).
+
+    :raises ValueError: on any other text.
+    """
+    match = _SCORE_TEXT.fullmatch(text.strip())
+    if not match:
+        raise ValueError(f"bad score {text.strip()!r}: expected a number or win/loss in N")
+    if match.group(1) is not None:
+        return int(match.group(1))
+    plies = int(match.group(3))
+    return MATE - plies if match.group(2) == "win" else -(MATE - plies)

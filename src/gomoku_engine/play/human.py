@@ -4,8 +4,9 @@
 ``gomoku-engine play`` (the terminal) both drive.  It keeps the game on the engine's own
 :class:`~gomoku_engine.game.board.Board`, so fives, overlines, caro's blocked fives and renju
 fouls are judged by the same code as in the protocol and the match referee; the engine
-searches with a strength level's depth and node caps (:mod:`gomoku_engine.search.levels`) inside
-a per-move time limit, and a level that blunders does so as in the protocol loop.
+searches with a strength level's depth and node caps inside a per-move time limit, and a
+level that blunders does so, by the game-move policy the protocol loop follows too
+(:mod:`gomoku_engine.search.policy`).
 
 Callers serialise the requests that change one game (the web layer holds
 :attr:`HumanGame.lock`); other threads may read :meth:`HumanGame.view` at any time, even
@@ -19,10 +20,11 @@ import random
 import threading
 from dataclasses import dataclass, field, replace
 
-from ..core.constants import BLACK, EMPTY, RULE_NAMES, WHITE, Rule, mate_in
-from ..engine import Engine, Limits, SearchResult
+from ..core.constants import BLACK, EMPTY, RULE_NAMES, WHITE, Rule
+from ..engine import Engine, SearchResult
 from ..core.errors import GomokuError, InvalidMoveError
-from ..search.levels import LEVELS, MAX_LEVEL, MIN_LEVEL, blunder_move
+from ..search.levels import MAX_LEVEL, MIN_LEVEL
+from ..search.policy import apply_blunder, move_limits
 from ..core.notation import Point, format_point, format_score
 from ..core.opening_rules import first_move_violation
 from ..core.rules import FOUL_NAMES, LEGAL
@@ -112,7 +114,7 @@ class HumanGame:
     :param move_ms: the engine's per-move time limit (ms); the level's caps apply within it.
     :param seed: seed of a blundering level's random moves.
     :param hash_mb: the engine's transposition table (MiB).
-    :param opening: an opening rule of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`:
+    :param opening_rule: one of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`:
         under ``"lin"`` black's first stone, the person's or the engine's, must lie on the
         two outermost rows or columns (Lin's rule).
     :raises ValueError: on a bad size, level, colour or opening rule.
@@ -120,13 +122,13 @@ class HumanGame:
 
     def __init__(self, size: int = 15, rule: Rule = Rule.FREESTYLE, level: int = 3,
                  human: int = WHITE, move_ms: float = DEFAULT_MOVE_MS, seed: int = 0,
-                 hash_mb: float = GAME_HASH_MB, opening: str = "none") -> None:
+                 hash_mb: float = GAME_HASH_MB, opening_rule: str = "none") -> None:
         if not MIN_LEVEL <= level <= MAX_LEVEL:
             raise ValueError(f"level {level} outside {MIN_LEVEL}..{MAX_LEVEL}")
         if human not in (BLACK, WHITE):
             raise ValueError(f"colour must be 1 (black) or 2 (white), not {human}")
-        self.engine = Engine(size, rule=Rule(rule), hash_mb=hash_mb, opening_rule=opening)
-        self.opening = opening
+        self.engine = Engine(size, rule=Rule(rule), hash_mb=hash_mb, opening_rule=opening_rule)
+        self.opening_rule = opening_rule  #: the opening rule of black's first stone
         self.level = level
         self.human = human
         self.move_ms = move_ms
@@ -222,7 +224,7 @@ class HumanGame:
         if board.at(x, y) != EMPTY:
             raise Refused(f"{format_point((x, y))} is occupied")
         if board.ply == 0 and board.to_move == BLACK:
-            broken = first_move_violation(self.opening, (x, y), board.width, board.height)
+            broken = first_move_violation(self.opening_rule, (x, y), board.width, board.height)
             if broken is not None:
                 raise Refused(f"black {broken}")
         foul = board.foul(x, y) if board.to_move == BLACK else LEGAL
@@ -255,14 +257,8 @@ class HumanGame:
         board = self.board
         if self.over or board.to_move != self.computer:
             return None
-        result = self._search()
-        level = LEVELS[self.level]
-        if level.blunder and mate_in(result.score) is None \
-                and self._rng.random() < level.blunder:
-            move = blunder_move(board.moves(), board.is_legal, self._rng, board.width,
-                                board.height)
-            if move is not None:
-                result.move, result.pv = move, [move]
+        result = apply_blunder(self._search(), self.level, self._rng, board.moves(),
+                               board.is_legal, board.width, board.height)
         with self._state_lock:
             self.analysis = Analysis.of(result, self.computer)
             board.play(*result.move)
@@ -301,14 +297,13 @@ class HumanGame:
 
     # --- helpers -------------------------------------------------------------------------
     def _search(self, level_number: int | None = None) -> SearchResult:
-        level = LEVELS[level_number or self.level]
-        soft, hard = TimeControl(turn_ms=int(self.move_ms)).budget(self.board.ply)
+        limits = move_limits(TimeControl(turn_ms=int(self.move_ms)), self.board.ply,
+                             level_number or self.level)
         with self._state_lock:
             self._saved = replace(self._view_now(), thinking=True)
             self.thinking = True
         try:
-            return self.engine.search(Limits(hard_ms=hard, soft_ms=soft, depth=level.depth,
-                                             nodes=level.nodes))
+            return self.engine.search(limits)
         finally:
             with self._state_lock:
                 self.thinking = False

@@ -160,7 +160,7 @@ def game_json(game_id: str, game: HumanGame, **extra: Any) -> dict[str, Any]:
         "size": game.board.width,
         "rule": game.board.rule.name.lower(),
         "level": game.level,
-        "opening": game.opening,
+        "opening": game.opening_rule,
         "human": COLOUR_NAMES[game.human],
         "engine": COLOUR_NAMES[game.computer],
         "moves": [{"x": x, "y": y, "colour": COLOUR_NAMES[c]} for x, y, c in view.stones],
@@ -227,7 +227,7 @@ class Api:
                                 f"not {opening!r}")
         game = HumanGame(size, RULE_NAMES[rule], level, COLOURS[human],
                          move_ms=self.store.move_ms, seed=secrets.randbits(32),
-                         opening=opening)
+                         opening_rule=opening)
         with game.lock:
             game_id = self.store.add(game)
             move = self.store.think(game.start)

@@ -1,9 +1,9 @@
 """Loading kernel groups in a background thread, so that no timed move loads one.
 
-The protocol loop asks for the groups its settings can call (:func:`gomoku_engine.engine.
+The protocol loop asks for the groups its settings can call (:func:`gomoku_engine.kernels.
 kernel_groups`) when it starts and whenever ``INFO algorithm`` or ``INFO threats`` selects
 another, and waits for them before ``OK`` (up to a deadline) and before a move.  Groups
-are loaded one at a time, in the order asked, by :func:`gomoku_engine.engine.warmup`
+are loaded one at a time, in the order asked, by :func:`gomoku_engine.kernels.warmup`
 (numba's on-disk cache, or a compile when the cache is cold).
 
 Each load ends with :func:`gc.freeze`: loading a group leaves some 100,000 objects

@@ -44,6 +44,22 @@ class TimeControl:
     def match_limited(self) -> bool:
         return 0 < self.match_ms < UNLIMITED and self.left_ms != UNLIMITED
 
+    def new_game(self) -> None:
+        """A new game: the whole match time is left (unlimited without ``timeout_match``)."""
+        self.left_ms = self.match_ms if self.match_ms > 0 else UNLIMITED
+
+    def set_match(self, match_ms: int) -> None:
+        """``INFO timeout_match``: a match time sent before ``time_left`` is all left."""
+        self.match_ms = max(0, match_ms)
+        if self.left_ms == UNLIMITED and match_ms > 0:
+            self.left_ms = match_ms
+
+    def charge(self, used_ms: float) -> None:
+        """After our move: ``used_ms`` off the time left and the increment on (Fischer);
+        an unlimited time left stays unlimited."""
+        if self.left_ms != UNLIMITED:
+            self.left_ms += self.increment_ms - int(used_ms)
+
     def budget(self, moves_played: int) -> tuple[float, float]:
         """``(soft_ms, hard_ms)`` for the next move, counted from when the command arrived.
 

@@ -10,7 +10,8 @@ point values to ``sigmoid(score / s)`` instead of (or mixed with) the result.
 
 The engine must print its score in a ``MESSAGE`` line, as rapfi does (``... | Eval -163 |
 ...``, a mate as ``+M15`` / ``-M15``; see rapfi's ``searchoutput.cpp`` and
-``iohelper.cpp``) or as this engine does (``MESSAGE depth 9-14 ev -163 ...``), always for
+``iohelper.cpp``) or as this engine does (``MESSAGE depth 9-14 ev -163 ...``, a mate as
+``ev win in 5`` / ``ev loss in 4``: :mod:`gomoku_engine.protocol.messages`), always for
 the side to move.  The depth limit is sent as ``INFO max_depth``, a Yixin-board extension
 that both engines read.  Positions are sent with ``BOARD`` (1 the side to move's stones,
 2 the opponent's, in game order): ``../shared/protocol.md``.
@@ -37,13 +38,12 @@ import numpy.typing as npt
 
 from ..game.board import Board
 from ..protocol.client import EngineProcess
-from ..search.alphabeta import MATE_BOUND
+from ..protocol.messages import parse_search_line
 from .positions import is_training_position
 
 #: seconds to wait for one position's answer (a depth-limited search takes milliseconds)
 ANSWER_TIMEOUT = 60.0
 _RAPFI_EVAL = re.compile(r"\bEval ([+-]?M?\d+)")
-_OWN_EVAL = re.compile(r"\bev (-?\d+)")
 
 
 @dataclass
@@ -59,8 +59,9 @@ class Labels:
 def parse_score(line: str) -> tuple[int, int] | None:
     """``(score, mate)`` from an engine's ``MESSAGE`` line, or None if it shows no score.
 
-    ``mate`` is 1 (the side to move wins by force), -1 (it loses) or 0.  Scores of this
-    engine beyond ``MATE_BOUND`` are its mate scores.
+    ``mate`` is 1 (the side to move wins by force), -1 (it loses) or 0; the score of a
+    mate is 0.  Reads Rapfi's lines and this engine's search lines
+    (:func:`gomoku_engine.protocol.messages.parse_search_line`).
     """
     if not line.upper().startswith("MESSAGE"):
         return None
@@ -70,13 +71,10 @@ def parse_score(line: str) -> tuple[int, int] | None:
         if "M" in text:
             return 0, (-1 if text.startswith("-") else 1)
         return int(text), 0
-    m = _OWN_EVAL.search(line)
-    if m:
-        value = int(m.group(1))
-        if abs(value) >= MATE_BOUND:
-            return 0, (1 if value > 0 else -1)
-        return value, 0
-    return None
+    own = parse_search_line(line)
+    if own is None:
+        return None
+    return (0, own.mate) if own.mate else (own.score, 0)
 
 
 def label_games(games: dict, command: Sequence[str], depth: int,

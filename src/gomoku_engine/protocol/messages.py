@@ -1,0 +1,116 @@
+"""Every ``MESSAGE`` line the engine prints, and a parser of its search lines.
+
+``MESSAGE`` lines are free text for the manager's log (``../shared/protocol.md`` section
+3); a manager shows them, a tool may read them.  This module writes them all, so the
+format has one owner, and reads back the search lines (:func:`parse_search_line`, used by
+``gomoku-engine label``).  A search line gives the last completed iteration (and, per
+iteration with ``INFO show_detail``, the same with the speed)::
+
+    MESSAGE depth 9-14 ev -163 n 52113 tm 703 pv h8 i9 j10
+    MESSAGE depth 5-7 ev win in 3 n 1048 n/ms 312 tm 3 pv h8 i9 h9
+
+``ev`` is the score for the side to move in centi-stones, or ``win in N`` / ``loss in N``
+plies (:func:`gomoku_engine.core.notation.format_score`); ``n`` nodes, ``n/ms`` nodes per
+millisecond, ``tm`` milliseconds since the command arrived, ``pv`` the principal
+variation in letter-number points (at most ten in the final line).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..core.constants import mate_in
+from ..core.notation import Point, format_point, format_score, parse_score
+from ..search.limits import SearchInfo, SearchResult
+
+#: ``YXSHOWINFO``'s ``MAX_HASH_SIZE``: Yixin-Board's largest hash setting, a power of two
+#: (its GUI offers hash sizes up to 2**this); the table size itself follows ``INFO max_memory``.
+MAX_HASH_SIZE = 20
+#: Points of the principal variation in the line after the move (the rest is noise).
+PV_SHOWN = 10
+
+_SEARCH_LINE = re.compile(
+    r"MESSAGE depth (?P<depth>\d+)-(?P<seldepth>\d+) ev (?P<score>-?\d+|(?:win|loss) in \d+)"
+    r" n (?P<nodes>\d+)(?: n/ms \d+)? tm (?P<time>\d+) pv ?(?P<pv>.*)")
+
+
+#: A point as :func:`gomoku_engine.core.notation.format_point` writes it on boards up to 26
+#: columns wide.
+_POINT = re.compile(r"([a-z])(\d+)")
+
+
+def _pv_text(pv: Iterable[Point]) -> str:
+    return " ".join(format_point(p) for p in pv)
+
+
+def result_line(result: SearchResult) -> str:
+    """The line printed before the move: the last completed iteration's figures."""
+    return (f"MESSAGE depth {result.depth}-{result.seldepth} ev {format_score(result.score)} "
+            f"n {result.nodes} tm {result.time_ms:.0f} pv {_pv_text(result.pv[:PV_SHOWN])}")
+
+
+def iteration_line(info: SearchInfo) -> str:
+    """The line of one completed iteration (``INFO show_detail`` above 0)."""
+    return (f"MESSAGE depth {info.depth}-{info.seldepth} ev {format_score(info.score)} "
+            f"n {info.nodes} n/ms {info.nps // 1000} tm {info.time_ms:.0f} "
+            f"pv {_pv_text(info.pv)}")
+
+
+def swap2_line(score: int) -> str:
+    """The line before a Swap2 answer: the opening's score for white to move."""
+    return f"MESSAGE swap2 ev {format_score(score)} (white to move)"
+
+
+def ignored_info_line(key: str, value: str, reason: str) -> str:
+    """An ``INFO`` setting left unchanged, and why (``reason``: what was expected)."""
+    return f"MESSAGE ignored INFO {key} {value!r}: {reason}"
+
+
+def engine_info_lines(version: str, max_threads: int) -> list[str]:
+    """``YXSHOWINFO``'s answer (Yixin-Board's keys): name and version, the most search
+    threads, and :data:`MAX_HASH_SIZE`."""
+    return [f"MESSAGE gomoku-engine {version}", f"MESSAGE INFO MAX_THREAD_NUM {max_threads}",
+            f"MESSAGE INFO MAX_HASH_SIZE {MAX_HASH_SIZE}"]
+
+
+@dataclass
+class SearchLine:
+    """A search line read back (:func:`parse_search_line`)."""
+
+    depth: int  #: nominal depth of the iteration (plies)
+    seldepth: int  #: deepest ply reached
+    score: int  #: for the side to move; a mate score for ``win in N`` / ``loss in N``
+    nodes: int
+    time_ms: int  #: since the command arrived
+    pv: list[Point] = field(default_factory=list)  #: principal variation
+
+    @property
+    def mate(self) -> int:
+        """1 the side to move wins by force, -1 it loses, 0 neither."""
+        plies = mate_in(self.score)
+        return 0 if plies is None else (1 if self.score > 0 else -1)
+
+
+def parse_search_line(line: str) -> SearchLine | None:
+    """The figures of a search line of :func:`result_line` or :func:`iteration_line`, or
+    None for any other line (another ``MESSAGE``, a move, another engine's output).
+
+    The principal variation is read up to its first point that is not a letter and a
+    number (columns past ``z`` on the widest boards are printed as ``?``)."""
+    match = _SEARCH_LINE.fullmatch(line.strip())
+    if not match:
+        return None
+    pv = []
+    for token in match["pv"].split():
+        point = _POINT.fullmatch(token)
+        if point is None:
+            break  # a column past ``z`` went out as ``?``: the pv is known up to here
+        pv.append((ord(point[1]) - ord("a"), int(point[2]) - 1))
+    return SearchLine(int(match["depth"]), int(match["seldepth"]), parse_score(match["score"]),
+                      int(match["nodes"]), int(match["time"]), pv)
+
+
+__all__ = ["MAX_HASH_SIZE", "PV_SHOWN", "SearchLine", "engine_info_lines", "ignored_info_line", "iteration_line",
+           "parse_search_line", "result_line", "swap2_line"]

@@ -1,0 +1,242 @@
+"""What ``INFO`` sets, kept across games, and the parsing of ``INFO`` lines.
+
+Managers send ``INFO <key> <value>`` at any time, in any order, before or after
+``START`` (``../shared/protocol.md`` section 2.4).  :func:`apply_info` reads one line into a
+:class:`Settings` and says what else must follow (the engine's settings, the kernels a move
+may call); unknown keys are ignored silently, bad values are reported by a ``MESSAGE``
+held until the next command (the manager is not reading while it sends ``INFO``,
+section 3).
+
+This engine's extensions: ``INFO algorithm``, ``INFO evaluation``, ``INFO opening`` (the
+opening rule of black's first stone), ``INFO seed`` and ``INFO threats`` (a sum of the
+``THREATS_*`` bits below).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..core.constants import Rule
+from ..core.opening_rules import OPENING_RULES
+from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, Engine
+from ..eval.classical import EVALUATIONS
+from ..search.levels import MAX_LEVEL, level_for_strength
+from ..search.timeman import TimeControl
+from ..kernels import kernel_groups
+from .messages import ignored_info_line
+from .reader import split_word
+
+# ``INFO threats`` bits: which parts of the threat-space search a game move uses.
+THREATS_VCF = 1  #: our VCF and the opponent's (root move filter) at the root
+THREATS_HORIZON = 2  #: a short VCF at the horizon of the alpha-beta search
+THREATS_VCT = 4  #: our VCT at the root
+DEFAULT_THREATS = THREATS_VCF
+
+#: MiB of INFO max_memory kept for Python, numba and the tables; the rest is hash
+#: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
+MEMORY_RESERVE_MB = 230
+#: Largest transposition table ``INFO max_memory`` can ask for, MiB.
+MAX_HASH_MB = 256
+
+
+@dataclass
+class Settings:
+    """Everything ``INFO`` can set; kept across START (managers send INFO in any order)."""
+
+    time: TimeControl = field(default_factory=TimeControl)
+    max_memory: int = 0  #: ``INFO max_memory``, bytes (0: no limit)
+    rule_code: int = 0  #: a :class:`Rule` value
+    swap1: bool = False  #: ``INFO rule 5`` (Rapfi): SWAP2BOARD case 2 without two stones
+    max_depth: int | None = None  #: ``INFO max_depth``, plies
+    max_nodes: int | None = None  #: ``INFO max_node``
+    level: int = MAX_LEVEL  #: strength level 1..10 (``INFO strength`` or ``--level``)
+    show_detail: int = 0
+    #: ``INFO algorithm``: a name of :data:`gomoku_engine.engine.ALGORITHMS`
+    algorithm: str = DEFAULT_ALGORITHM
+    #: ``INFO seed``: seed of the genetic algorithm's random numbers
+    seed: int = 0
+    #: ``INFO evaluation``: a name of :data:`gomoku_engine.eval.classical.EVALUATIONS`
+    evaluation: str = "learned"
+    #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
+    threats: int = DEFAULT_THREATS
+    #: ``INFO opening``: the opening rule of black's first stone (``none`` or ``lin``)
+    opening_rule: str = "none"
+    #: ``INFO thread_num``: search threads (lazy SMP, :meth:`Engine.set_threads`)
+    threads: int = 1
+    #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
+    #: reading while it sends INFO, protocol notes section 3), by topic
+    pending_lines: dict[str, str] = field(default_factory=dict)
+
+    def kernel_groups(self) -> tuple[str, ...]:
+        """The kernel groups (:func:`gomoku_engine.kernels.kernel_groups`) a move can call."""
+        bits = self.threats  # the root VCT runs only with the root VCF (Limits.vct)
+        return kernel_groups(self.algorithm, vct=bool(bits & THREATS_VCF and bits & THREATS_VCT))
+
+    def threat_flags(self) -> dict[str, bool]:
+        """The ``threats``, ``vct`` and ``horizon_vcf`` flags of
+        :class:`gomoku_engine.search.limits.Limits` for :attr:`threats` (the search reads
+        the last two only with the first)."""
+        bits = self.threats
+        return {"threats": bool(bits & THREATS_VCF), "vct": bool(bits & THREATS_VCT),
+                "horizon_vcf": bool(bits & THREATS_HORIZON)}
+
+    def apply_to(self, engine: Engine) -> None:
+        """Set the engine's rule, algorithm, evaluation, seed, opening rule, threads and,
+        with ``max_memory``, its transposition table (:meth:`hash_mb`)."""
+        engine.set_rule(Rule(self.rule_code))
+        engine.set_algorithm(self.algorithm)
+        engine.set_evaluation(self.evaluation)
+        engine.seed = self.seed
+        engine.set_opening_rule(self.opening_rule)
+        engine.set_threads(self.threads)
+        hash_mb = self.hash_mb()
+        if hash_mb is not None:
+            engine.set_hash_size(hash_mb)
+
+    def hash_mb(self) -> float | None:
+        """The transposition table for :attr:`max_memory` (MiB), or None to keep the
+        engine's own: the memory less :data:`MEMORY_RESERVE_MB`, 1..:data:`MAX_HASH_MB`."""
+        if self.max_memory <= 0:
+            return None
+        return float(max(1, min(MAX_HASH_MB, (self.max_memory >> 20) - MEMORY_RESERVE_MB)))
+
+
+class Changed(enum.Flag):
+    """What an ``INFO`` line changed beyond :class:`Settings` itself."""
+
+    NOTHING = 0
+    ENGINE = enum.auto()  #: the engine's settings: apply them to the engine
+    KERNELS = enum.auto()  #: the kernel groups a move may call: load them
+
+
+#: ``INFO`` keys whose value is one of a few names, the :class:`Settings` field each sets
+#: and the names.
+NAMED_SETTINGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "algorithm": ("algorithm", ALGORITHMS), "evaluation": ("evaluation", EVALUATIONS),
+    "opening": ("opening_rule", OPENING_RULES)}
+
+
+def _set_match(s: Settings, n: int) -> Changed:
+    s.time.set_match(n)
+    return Changed.NOTHING
+
+
+def _set_rule(s: Settings, code: int) -> Changed:
+    rule, s.swap1, problem = rule_from_info(code)
+    s.rule_code = int(rule)
+    s.pending_lines.pop("rule", None)
+    if problem:
+        s.pending_lines["rule"] = f"ERROR {problem}"
+    return Changed.ENGINE
+
+
+def _setter(name: str, convert: Callable[[int], object], changed: Changed
+            ) -> Callable[[Settings, int], Changed]:
+    def set_field(s: Settings, n: int) -> Changed:
+        setattr(s, name, convert(n))
+        return changed
+    return set_field
+
+
+def _set_time(name: str, convert: Callable[[int], int]) -> Callable[[Settings, int], Changed]:
+    def set_field(s: Settings, n: int) -> Changed:
+        setattr(s.time, name, convert(n))
+        return Changed.NOTHING
+    return set_field
+
+
+def _positive_or_none(n: int) -> int | None:
+    return n if n > 0 else None
+
+
+def _at_least_0(n: int) -> int:
+    return max(0, n)
+
+
+#: ``INFO`` keys with an integer value, and how each is stored.
+_NUMBER_SETTINGS: dict[str, Callable[[Settings, int], Changed]] = {
+    "timeout_turn": _set_time("turn_ms", _at_least_0),
+    "timeout_match": _set_match,
+    "time_left": _set_time("left_ms", int),  # may be negative after an overrun
+    "time_increment": _set_time("increment_ms", _at_least_0),
+    "max_memory": _setter("max_memory", _at_least_0, Changed.ENGINE),
+    "rule": _set_rule,
+    "max_depth": _setter("max_depth", _positive_or_none, Changed.NOTHING),
+    "max_node": _setter("max_nodes", _positive_or_none, Changed.NOTHING),
+    "show_detail": _setter("show_detail", int, Changed.NOTHING),
+    "strength": _setter("level", level_for_strength, Changed.NOTHING),
+    "seed": _setter("seed", int, Changed.ENGINE),
+    "thread_num": _setter("threads", int, Changed.ENGINE),  # the engine clamps it
+    "threats": _setter("threats", int, Changed.KERNELS),
+}
+
+
+def apply_info(settings: Settings, rest: str) -> Changed:
+    """Read ``INFO <key> <value>`` (``rest`` is the text after ``INFO``) into ``settings``.
+
+    Unknown keys (``game_type``, ``folder``, ``evaluate``, other engines' extensions) are
+    ignored; a value that is not an integer or not one of a key's names leaves the setting
+    as it was and puts a ``MESSAGE`` into :attr:`Settings.pending_lines`.  Never raises.
+    """
+    key, value = split_word(rest)
+    key = key.lower()
+    if key in NAMED_SETTINGS:
+        return _set_name(settings, key, value)
+    store = _NUMBER_SETTINGS.get(key)
+    if store is None:
+        return Changed.NOTHING
+    try:
+        number = int(value)
+    except ValueError:
+        settings.pending_lines[key] = ignored_info_line(key, value, "not an integer")
+        return Changed.NOTHING
+    return store(settings, number)
+
+
+def _set_name(settings: Settings, key: str, name: str) -> Changed:
+    """``INFO algorithm alphabeta|ga``, ``INFO evaluation learned|handset`` or ``INFO
+    opening none|lin``; an unknown name is reported and changes nothing."""
+    attribute, choices = NAMED_SETTINGS[key]
+    settings.pending_lines.pop(key, None)
+    name = name.lower()
+    if name not in choices:
+        settings.pending_lines[key] = ignored_info_line(key, name,
+                                                        "expected " + " or ".join(choices))
+        return Changed.NOTHING
+    setattr(settings, attribute, name)
+    return Changed.ENGINE | Changed.KERNELS
+
+
+def rule_from_info(code: int) -> tuple[Rule, bool, str | None]:
+    """Decode ``INFO rule``: ``(rule, swap1, message or None)``.
+
+    The bitmask of the protocol (1 exactly five, 2 continuous, 4 renju, 8 caro), plus
+    Yixin-Board's 2 for renju and Rapfi's 5 for freestyle with the swap1 opening
+    (``../shared/protocol.md`` section 4.1).  Continuous games are not supported: the
+    rule is played without bit 2 and the message (sent as an ERROR line) says so.
+    """
+    if code == 5:
+        return Rule.FREESTYLE, True, None
+    if code == 2:
+        return Rule.RENJU, False, None
+    problem = None
+    if code < 0 or code & ~15:
+        problem = f"rule {code} is unknown; playing freestyle"
+        return Rule.FREESTYLE, False, problem
+    if code & 2:
+        problem = (f"rule {code}: continuous games (bit 2) are not supported; playing rule "
+                   f"{code & ~2}")
+    if code & 4:
+        rule = Rule.RENJU
+    elif code & 8:
+        rule = Rule.CARO_STANDARD if code & 1 else Rule.CARO
+    else:
+        rule = Rule.STANDARD if code & 1 else Rule.FREESTYLE
+    return rule, False, problem
+
+
+__all__ = ["Changed", "DEFAULT_THREATS", "MAX_HASH_MB", "MEMORY_RESERVE_MB", "NAMED_SETTINGS",
+           "Settings", "THREATS_HORIZON", "THREATS_VCF", "THREATS_VCT", "apply_info",
+           "rule_from_info"]
