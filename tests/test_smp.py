@@ -88,7 +88,8 @@ def test_thread_count_from_the_protocol_and_the_command_line(monkeypatch):
     assert threads_after("START 15\n", threads=2) == 2
     assert threads_after("START 15\nINFO thread_num 1\n", threads=2) == 1
     seen = {}
-    monkeypatch.setattr("gomoku_engine.cli.serve", lambda *args: seen.setdefault("args", args))
+    monkeypatch.setattr("gomoku_engine.protocol.stdio.serve",
+                        lambda *args, **kwargs: seen.setdefault("args", args))
     result = CliRunner().invoke(main, ["serve", "--threads", "2"])
     assert result.exit_code == 0, result.output
     assert seen["args"][-1] == 2
