@@ -92,4 +92,4 @@ def test_thread_count_from_the_protocol_and_the_command_line(monkeypatch):
                         lambda *args, **kwargs: seen.setdefault("args", args))
     result = CliRunner().invoke(main, ["serve", "--threads", "2"])
     assert result.exit_code == 0, result.output
-    assert seen["args"][-1] == 2
+    assert seen["args"][4] == 2  # level, algorithm, seed, max_depth, threads

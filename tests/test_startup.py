@@ -16,10 +16,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from gomoku_engine import warmup as warmup_module
 from gomoku_engine.core import jit
 from gomoku_engine.protocol import kernel_loader
 from gomoku_engine.cli import main
-from gomoku_engine.warmup import CORE, GA, VCT, kernel_groups, warmup
+from gomoku_engine.warmup import CORE, GA, VCT, kernel_groups
 from gomoku_engine.eval.classical import _base_tables, combination_tables
 from gomoku_engine.protocol.loop import START_WAIT_S, ProtocolLoop
 
@@ -105,7 +106,7 @@ def test_start_answers_at_its_deadline_and_the_move_waits_for_the_kernels(monkey
 
     def slow_warmup(groups):
         released.append(out.ok.wait(120))  # loads only once OK is out
-        return warmup(groups)
+        return warmup_module.warmup(groups)
 
     monkeypatch.setattr(kernel_loader, "warmup", slow_warmup)
     loop = ProtocolLoop(io.BytesIO(b"START 15\nINFO timeout_turn 2000\nBEGIN\nTURN 8,8\n"),
@@ -129,7 +130,7 @@ def test_warmup_compiles_what_it_is_asked_with_a_line_per_group():
 
 def test_warmup_rejects_an_unknown_group():
     with pytest.raises(ValueError, match="unknown kernel group"):
-        warmup(("alphabeta",))
+        warmup_module.warmup(("alphabeta",))
 
 
 def test_cached_arrays_are_built_once_then_read_back(tmp_path, monkeypatch):
