@@ -172,3 +172,29 @@ def test_white_and_black_to_move_from_set_stones():
     assert engine.board.to_move == WHITE
     result = engine.search(Limits(depth=3))
     assert engine.board.is_legal(*result.move)
+
+
+def test_every_tunable_of_the_search_says_why_and_the_kernels_read_them_from_params():
+    """search/params.py is the one home of the search's tunables: each has a comment (on its
+    line or just above, a group comment counts for the lines under it), and the kernel
+    modules use the same objects, not copies that could drift."""
+    import ast
+    import inspect
+
+    from gomoku_engine.search import alphabeta, ga, params, threats
+
+    lines = inspect.getsource(params).splitlines()
+    names = []
+    for node in ast.parse("\n".join(lines)).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            names.append(target.id)
+            row = node.lineno - 1
+            while "#" not in lines[row] and row > 0 and lines[row - 1].strip():
+                row -= 1  # up through its group of lines to the group's comment
+            assert "#" in lines[row], f"{target.id} has no comment"
+    for module in (alphabeta, threats, ga):
+        for name in names:
+            if hasattr(module, name):
+                assert getattr(module, name) is getattr(params, name), (module, name)
+    assert params.ROOT_VCF_DEPTH == (threats.MAX_LINE - 2) // 2  # as many fours as a line holds

@@ -318,8 +318,8 @@ def test_solve_command_prints_the_line_and_rejects_bad_input():
     defaults its help states are the engine's."""
     from click.testing import CliRunner
 
-    from gomoku_engine import engine
     from gomoku_engine.cli import main
+    from gomoku_engine.search import params
 
     runner = CliRunner()
     # black h8 i8 j8 k8 (x 7..10, y 7) with white stones elsewhere: black to move makes five
@@ -331,7 +331,7 @@ def test_solve_command_prints_the_line_and_rejects_bad_input():
     bad = runner.invoke(main, ["solve", "h8h8", "--time", "100"])
     assert bad.exit_code == 2
     usage = runner.invoke(main, ["solve", "--help"]).output
-    assert (f"{engine.ROOT_VCF_DEPTH} for VCF, {engine.SOLVE_VCT_DEPTH} for VCT"
+    assert (f"{params.ROOT_VCF_DEPTH} for VCF, {params.SOLVE_VCT_DEPTH} for VCT"
             in " ".join(usage.split()))
 
 

@@ -17,6 +17,7 @@ from .core.patterns import line_table
 from .engine import DEFAULT_ALGORITHM, Engine
 from .game.position import evaluate
 from .search import threats
+from .search.driver import fallback_move, new_states
 from .search.limits import Limits
 
 
@@ -45,7 +46,8 @@ def _warm_core() -> None:
         engine.board.play(x, y)
     engine.search(Limits(depth=3))  # make/unmake, the root VCF (pass_move), alpha-beta
     engine.solve("vcf", time_ms=None)
-    engine._fallback(time.perf_counter())  # move generation from Python
+    scratch, _ = new_states(engine.board.geometry, 1)
+    fallback_move(engine.board, scratch, time.perf_counter())  # move generation from Python
     evaluate(engine.board.position)  # the static evaluation (Swap2 screens openings by it)
     defence = Engine(15, hash_mb=1)  # black's open three and white's three: the root filter
     for x, y in ((7, 7), (0, 0), (8, 7), (1, 1), (9, 7), (2, 2), (5, 9)):
@@ -62,7 +64,8 @@ def _warm_vct() -> None:
     engine.search(Limits(depth=2, vct=True, horizon_vcf=True))
     engine.solve("vct", time_ms=None, depth=2)
     # (solve reads the winning line only when it proves a win)
-    threats.vct_line(engine.board.position, engine.board.tables, engine._threats, 2, 0)
+    _, scratch = new_states(engine.board.geometry, 1)
+    threats.vct_line(engine.board.position, engine.board.tables, scratch, 2, 0)
 
 
 def _warm_ga() -> None:

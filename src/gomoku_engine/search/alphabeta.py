@@ -6,7 +6,7 @@ iterative reduction, move-count pruning and late-move reductions from a table in
 log(depth) x log(move number).
 
 One call of :func:`search_depth` searches the position to a fixed depth; iterative
-deepening, time control and reporting live in :mod:`gomoku_engine.engine`, which calls it
+deepening, time control and reporting live in :mod:`gomoku_engine.search.driver`, which calls it
 with growing depths (the transposition table carries move ordering from one iteration to
 the next).  The kernel never prints: it stops when the stop flag (``SearchState.stop[0]``,
 read with an atomic load) is set by another thread, when it reaches its node limit, or
@@ -65,6 +65,12 @@ from ..game.position import (
     P_RENJU, PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, four_points,
     make_move, unmake_move,
 )
+from .params import (  # the tunables: why each has its value is said there
+    COUNTER_BONUS, DEFAULT_BREADTH, DEFAULT_ROOT_BREADTH, FUTILITY_DEPTH, FUTILITY_MARGIN,
+    HISTORY_CAP, HISTORY_MAX, HORIZON_VCF_DEPTH, IIR_DEPTH, KILLER_BONUS, LMR_BASE,
+    LMR_DIVISOR, LMR_MIN_DEPTH, LMR_TABLE_SIZE, MOVE_COUNT_DEPTH, RAZOR_MARGIN, TT_AGE_WEIGHT,
+    TT_BUCKET,
+)
 from .threats import ABORTED, LINE_LEN
 from .threats import DEADLINE as VCF_DEADLINE
 from .threats import NODE_LIMIT as VCF_NODE_LIMIT
@@ -109,35 +115,6 @@ TT_ENTRY_BYTES = TT_DTYPE.itemsize  # 24
 NO_EVAL = -(2**31) + 1  #: static evaluation not stored
 #: what every entry holds after clear_search_state: no key, no move, no evaluation
 TT_EMPTY = np.array((0, 0, NO_EVAL, -1, 0, 0, 0), TT_DTYPE)
-#: entries per bucket: a position may sit in any of them, and a new one replaces the
-#: entry of least ``depth - TT_AGE_WEIGHT * age`` (Stockfish's replacement rule)
-TT_BUCKET = 4
-TT_AGE_WEIGHT = 8
-KILLER_BONUS = 300
-COUNTER_BONUS = 200
-HISTORY_CAP = 250
-#: history values stay within +-HISTORY_MAX: each update moves a value toward the bound
-#: by a share of the distance left ("history gravity", Stockfish), so they never overflow
-#: over a long game and old results fade.
-HISTORY_MAX = 16384
-DEFAULT_ROOT_BREADTH = 32
-DEFAULT_BREADTH = 16
-# Selectivity.  The evaluation's unit is about 1/20 of rapfi's (a quiet move changes it
-# by a few hundred to a few thousand), so the margins are rapfi's scaled by about 20 and
-# then set by matches (docs/strength.md).
-LMR_MIN_DEPTH = 2
-LMR_BASE = 0.25
-LMR_DIVISOR = 0.75  #: reduction = LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR
-LMR_TABLE_SIZE = 64
-FUTILITY_DEPTH = 5  #: reverse futility pruning at depth 1..FUTILITY_DEPTH
-FUTILITY_MARGIN = 900  #: per ply of depth (one less when the evaluation improves)
-RAZOR_MARGIN = 2500  #: razoring at depth 1..2: per ply of depth
-IIR_DEPTH = 4  #: no TT move at this depth or more: search one ply less
-MOVE_COUNT_DEPTH = 7  #: move-count pruning at depth 1..MOVE_COUNT_DEPTH
-# VCF at the horizon (a quiescence of fours, rapfi "dive into vcf search when the depth
-# reaches zero"): at most this many fours and solver nodes per leaf.
-HORIZON_VCF_DEPTH = 8
-HORIZON_VCF_NODES = 300
 
 
 class SearchState(NamedTuple):

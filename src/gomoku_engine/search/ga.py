@@ -87,15 +87,11 @@ from ..core.jit import atomic_load, monotonic_ns, njit
 from ..game.position import (
     P_HEIGHT, P_STRIDE, P_WIDTH, TO_MOVE, Position, Tables, make_move, unmake_move,
 )
+from .params import (  # the tunables: why each has its value is said there
+    BOX_MARGIN, ELITE, MAX_GENERATIONS, MUTATION_PERCENT, N_GENES, POP_CAP, POP_INIT,
+    STALL_GENERATIONS,
+)
 
-N_GENES = 7
-POP_INIT = 2000
-POP_CAP = 3500
-ELITE = 200
-MUTATION_PERCENT = 1
-STALL_GENERATIONS = 10
-MAX_GENERATIONS = 1000
-BOX_MARGIN = 1
 CLOCK_EVERY = 64
 
 N_CLASSES = 12

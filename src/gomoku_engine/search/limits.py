@@ -1,12 +1,14 @@
 """What a search is asked (:class:`Limits`) and what it reports (:class:`SearchInfo` after
 each iteration, :class:`SearchResult` at the end, :class:`SolveResult` of a threat solve).
 
-Plain data: no kernels, no text.  Moves are ``(x, y)`` points, ``x`` the column and ``y``
+Plain data (and :func:`ms_since`, the clock the limits are read against): no kernels, no
+text.  Moves are ``(x, y)`` points, ``x`` the column and ``y``
 the row, 0-based (the protocol's convention).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from ..core.notation import Point
@@ -72,3 +74,9 @@ class SolveResult:
     nodes: int  #: solver nodes
     time_ms: float
     aborted: bool  #: no win found *and* the budget ran out (so the answer is unknown)
+
+
+def ms_since(start: float) -> float:
+    """Milliseconds elapsed since ``start``, a :func:`time.perf_counter` value (as
+    :attr:`Limits.start`)."""
+    return (time.perf_counter() - start) * 1000.0

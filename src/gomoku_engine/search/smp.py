@@ -1,15 +1,15 @@
 """Lazy SMP: helper threads that search the same position and share the transposition table.
 
-The main thread runs the iterative deepening of :class:`gomoku_engine.engine.Engine` and
-alone chooses the move; each helper thread searches the same root on its own copy of the
-position, with its own killers, history, move buffers and threat-solver arrays, and
-reaches the main search only through the transposition table they share (the "lazy SMP"
-of Stockfish and rapfi).  The table is read and written without locks: a probe that meets
-an entry while another thread writes it can read a mixed entry, which gives a wrong bound
-once in a great while, as in those engines; a TT move is only an ordering hint here (the
-candidates are the empty points of the thread's own board), so it never makes an illegal
-move.  Helper ``i`` starts its iterations at depth ``1 + i % 2``, so two threads do not
-walk the same tree in step.
+The main thread runs the iterative deepening
+(:class:`gomoku_engine.search.driver.SearchDriver`) and alone chooses the move; each
+helper thread searches the same root on its own copy of the position, with its own
+killers, history, move buffers and threat-solver arrays, and reaches the main search only
+through the transposition table they share (the "lazy SMP" of Stockfish and rapfi).  The
+table is read and written without locks: a probe that meets an entry while another thread
+writes it can read a mixed entry, which gives a wrong bound once in a great while, as in
+those engines; a TT move is only an ordering hint here (the candidates are the empty
+points of the thread's own board), so it never makes an illegal move.  Helper ``i`` starts
+its iterations at depth ``1 + i % 2``, so two threads do not walk the same tree in step.
 
 The kernels release the GIL (:data:`gomoku_engine.core.jit.njit` is ``nogil=True``), so the
 threads run on separate cores.

@@ -45,6 +45,10 @@ from ..game.position import (
     P_RENJU, TO_MOVE, Position, Tables, find_threat, find_threat_near, four_points, make_move,
     pass_move, unmake_move,
 )
+from .params import (  # the tunables: why each has its value is said there
+    CHILD_TT_BITS, DEFENDER_VCF_DEPTH, MAX_CACHED_CHILDREN, PN_TT_BITS, THREAT_DEPTH,
+    VCF_TT_BITS, VCT_PASSES, VCT_TT_BITS,
+)
 
 # counters[] indices
 NODES = 0
@@ -57,22 +61,10 @@ THREAT_LIMIT = 6  # most fours of the VCF that makes a quiet move a threat (THRE
 N_COUNTERS = 7
 
 MAX_LINE = 2 * MAX_PLY  # plies of a winning line (renju VCFs run past 140 plies)
-VCF_TT_BITS = 18
-VCT_TT_BITS = 18
 VCT_KEY_SALT = np.uint64(0x9E3779B97F4A7C15)  # VCT entries apart from any VCF key
-#: most fours (before the five) of the VCF that a quiet VCT move must threaten; quintet's
-#: "threat limit" (its tests need 3, e.g. test_vct_fukumi_move)
-THREAT_DEPTH = 3
-#: most fours of the defender's VCF looked for at every VCT node (quintet uses 2)
-DEFENDER_VCF_DEPTH = 2
 DEFENDER_SALT = np.uint64(0x3C6EF372FE94F82B)  # proof-number entries of defender nodes
 PN_INF = 1 << 30  # proof / disproof number of a settled node
-PN_TT_BITS = 18
 PN_KEY, PN_PN, PN_DN, PN_MOVE = 0, 1, 2, 3  # columns of ThreatState.pn_table
-#: children lists kept per df-pn node: df-pn re-enters a node many times as its thresholds
-#: grow, and working out its threats (several VCF searches) each time was most of its cost
-CHILD_TT_BITS = 16
-MAX_CACHED_CHILDREN = 64  #: longer lists are worked out again on every visit
 # _children results besides a move count
 NO_WIN = 0
 WON = -1
@@ -856,17 +848,6 @@ def _vct_root(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     recursive specialisation of the kernel, which crashes once loaded from the cache."""
     return vct_dfpn(unmanaged(pos), unmanaged(tab), unmanaged(ts), depth, ply, defending,
                     th_pn, th_dn)
-
-
-#: the df-pn passes of :func:`solve_vct`: (most threats, or None for the depth asked; most
-#: fours of the VCF that makes a quiet move a threat).  A short pass finds the short wins
-#: (and their short lines) cheaply.  Then the narrow threat definition of quintet's own long
-#: benchmarks (renju-note/quintet, src/mate/solve.rs: threat limit 2) up to 16 threats,
-#: which proves bench_vct_black in 3.4-4.2 s and bench_vct_white in 0.9 s, against 5.7 s
-#: and 2.2 s at the full definition.  Last the full definition at the full depth (fukumi
-#: moves need 3 fours, test_vct_fukumi_move).
-VCT_PASSES: tuple[tuple[int | None, int], ...] = ((4, THREAT_DEPTH), (16, 2),
-                                                   (None, THREAT_DEPTH))
 
 
 def solve_vct(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int = 0) -> bool:
