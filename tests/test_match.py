@@ -21,6 +21,7 @@ from gomoku_engine.search.levels import LEVELS, blunder_move, combine, level_for
 from gomoku_engine.arena.match import (Clock, EngineSpec, _plan, run_round_robin, save_tournament,
                                  standings)
 from gomoku_engine.arena.clock import STARTUP_MS
+from gomoku_engine.protocol.client import MAX_MEMORY_BYTES, start_lines
 from gomoku_engine.arena.records import read_psq, read_sgf
 
 from helpers import ENGINE, GREEDY, random_brain, replay
@@ -125,6 +126,10 @@ def test_time_left_is_sent_and_the_increment_added(tmp_path):
                        first_move_grace_ms=5000, white_info=[("max_depth", "3")])
     assert record.reason == "move limit", record.reason
     lines = log.read_text().splitlines()
+    # the handshake is the protocol client's (one owner for the referee, label, selfplay)
+    handshake = start_lines(15, int(Rule.FREESTYLE), 1000, 5000, max_memory=MAX_MEMORY_BYTES,
+                            time_left_ms=5000, increment_ms=300, info=[("max_depth", "3")])
+    assert lines[:len(handshake)] == handshake
     assert "INFO timeout_match 5000" in lines and "INFO time_increment 300" in lines
     assert "INFO max_depth 3" in lines  # per-engine options reach the engine
     left = [int(line.split()[2]) for line in lines if line.startswith("INFO time_left")]

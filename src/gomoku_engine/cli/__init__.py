@@ -8,11 +8,10 @@ serves it without importing this package).  The group and its shared options are
 
 from __future__ import annotations
 
+# imported for the commands each registers on ``main``
 from . import (arena_commands, engine_commands, game_commands, lesson_commands,
                training_commands)
 from .group import RULES, main
 
-__all__ = ["RULES", "main"]
-
-# (imported for the commands they register on ``main``)
-del arena_commands, engine_commands, game_commands, lesson_commands, training_commands
+__all__ = ["RULES", "arena_commands", "engine_commands", "game_commands", "lesson_commands",
+           "main", "training_commands"]
