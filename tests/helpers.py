@@ -242,7 +242,7 @@ def replay(record, size: int = 15, rule: Rule = Rule.FREESTYLE) -> Board:
     """The board of a refereed game (:class:`~gomoku_engine.arena.referee.GameRecord`), each move
     checked to be the colour to move and legal (``Board.play`` raises otherwise)."""
     board = Board(size, rule=rule)
-    for x, y in record.opening:
+    for x, y in record.opening_moves:
         board.play(x, y)
     for move in record.moves:
         assert board.to_move == move.colour

@@ -1,20 +1,18 @@
-"""``scripts/vcf_audit.py``: the game audit behind issue 3's "no game lost to a stoppable
+"""``gomoku-engine audit`` (:mod:`gomoku_engine.arena.audit`): the game audit behind issue 3's "no game lost to a stoppable
 VCF" figure, on short games whose verdict is known by hand."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from gomoku_engine.game.board import Board
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.arena.records import write_psq
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "vcf_audit.py"
+from gomoku_engine.cli import main
 
 # Black builds h8 i8 j8 on row 8 while white plays on the a file: after white's third
 # move (a3, move 6) black's open three wins by VCF (k8 or g8 makes an open four).  A block
@@ -39,10 +37,9 @@ def run_audit(tmp_path: Path, kind: str, opening: int, game=ALLOWED_GAME) -> str
     summary = {"games": [{"game": 1, "black": "b", "white": "w", "result": "B+",
                           "reason": "five", "stones": len(moves)}]}  # (the fields read)
     (tmp_path / "summary.json").write_text(json.dumps(summary))
-    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), "--kind", kind,
-                           "--time-ms", "2000"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    done = CliRunner().invoke(main, ["audit", str(tmp_path), "--kind", kind, "--time-ms", "2000"])
+    assert done.exit_code == 0, done.output
+    return done.output
 
 
 @pytest.mark.parametrize("kind", ["vcf", "vct"])

@@ -24,7 +24,7 @@ def test_self_play_game_is_legal():
     """A whole game between two engine processes: every move legal, the result the board's.
     (Time: the engine's own accounting is asserted in test_time_limits.py; the referee's
     view of lateness is the soak in docs/testing.md, not asserted under a test's load.)"""
-    record = play_game(ENGINE, ENGINE, size=15, turn_ms=TURN_MS, opening=[(7, 7), (8, 8)],
+    record = play_game(ENGINE, ENGINE, size=15, turn_ms=TURN_MS, opening_moves=[(7, 7), (8, 8)],
                        max_moves=120)
     assert record.reason in ("five", "board full", "move limit"), record.reason
     board = replay(record)
@@ -67,10 +67,10 @@ def test_renju_games_stop_as_a_draw_at_the_cut_off():
     the other rules play on."""
     opening = [(7, 7), (8, 7), (8, 10)]
     record = play_game(GREEDY, GREEDY, size=15, rule=Rule.RENJU, turn_ms=TURN_MS,
-                       opening=opening, renju_draw_empty=220)
+                       opening_moves=opening, renju_draw_empty=220)
     assert (record.reason, record.winner, len(record.moves)) == ("renju cut-off", 0, 2)
     record = play_game(GREEDY, GREEDY, size=15, rule=Rule.FREESTYLE, turn_ms=TURN_MS,
-                       opening=opening, renju_draw_empty=220, max_moves=4)
+                       opening_moves=opening, renju_draw_empty=220, max_moves=4)
     assert (record.reason, len(record.moves)) == ("move limit", 4)
 
 
@@ -78,14 +78,14 @@ def test_match_pairs_openings_with_colours_swapped(tmp_path):
     openings = [[(7, 7), (8, 7), (8, 10)]]
     result = run_match(GREEDY, GREEDY, openings, games=2, turn_ms=TURN_MS, max_moves=6)
     assert [first_black for _, first_black, _ in result.games] == [True, False]
-    assert all(r.opening == openings[0] for _, _, r in result.games)
+    assert all(r.opening_moves == openings[0] for _, _, r in result.games)
     assert result.score()[2] == 2  # both games stopped as draws at the move limit
     save_match(result, tmp_path, "one", "two", 15)
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert (summary["wins"], summary["losses"], summary["draws"]) == (0, 0, 2)
     assert [g["black"] for g in summary["games"]] == ["one", "two"]
     for n, (_, _, record) in enumerate(result.games, start=1):
-        stones = record.opening + [m.point for m in record.moves]
+        stones = record.opening_moves + [m.point for m in record.moves]
         _, _, moves = read_psq((tmp_path / f"game_{n:03d}.psq").read_text())
         assert [(x, y) for x, y, _ in moves] == stones
         assert read_sgf((tmp_path / f"game_{n:03d}.sgf").read_text()) == (15, stones)
@@ -99,7 +99,7 @@ def test_match_pairs_openings_with_colours_swapped(tmp_path):
 ])
 def test_broken_engines_forfeit(behaviour, reason):
     broken = random_brain("--on-move", behaviour)
-    record = play_game(GREEDY, broken, size=15, turn_ms=100, opening=[(7, 7)],
+    record = play_game(GREEDY, broken, size=15, turn_ms=100, opening_moves=[(7, 7)],
                        tolerance_ms=300, first_move_grace_ms=2000)
     assert record.winner == 1, record.reason
     assert record.reason.startswith("white " + reason.split("'")[0].strip()), record.reason
@@ -181,7 +181,7 @@ def test_a_renju_foul_forfeits():
     # g9 (6,8) is a double three for black after h8h9i7i9h10i6i11i12 (protocol notes 7.3)
     opening = [(7, 7), (7, 8), (8, 6), (8, 8), (7, 9), (8, 5), (8, 10), (8, 11)]
     record = play_game(random_brain("--on-move", "say:6,8"), GREEDY, size=15,
-                       rule=Rule.RENJU, turn_ms=100, opening=opening, tolerance_ms=300,
+                       rule=Rule.RENJU, turn_ms=100, opening_moves=opening, tolerance_ms=300,
                        first_move_grace_ms=2000)
     assert record.winner == 2
     assert record.reason == "black played a foul (double three at 6,8)"

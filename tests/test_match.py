@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -17,6 +20,8 @@ from gomoku_engine.arena.referee import foul_reason, play_game
 from gomoku_engine.search.levels import LEVELS, blunder_move, combine, level_for_strength
 from gomoku_engine.arena.match import (Clock, EngineSpec, _plan, run_round_robin, save_tournament,
                                  standings)
+from gomoku_engine.arena.clock import STARTUP_MS
+from gomoku_engine.protocol.client import MAX_MEMORY_BYTES, start_lines
 from gomoku_engine.arena.records import read_psq, read_sgf
 
 from helpers import ENGINE, GREEDY, random_brain, replay
@@ -49,7 +54,7 @@ def test_results_are_counted_by_pairs_of_games_from_one_opening():
     from gomoku_engine.arena.match import MatchResult
 
     def game(index: int, first_black: bool, winner: int) -> tuple:
-        return (index, first_black, GameRecord(opening=[], winner=winner))
+        return (index, first_black, GameRecord(opening_moves=[], winner=winner))
 
     two = MatchResult(games=[game(0, True, 1), game(1, False, 1),   # black wins both: 1
                              game(2, True, 1), game(3, False, 2),   # first wins both: 2
@@ -117,10 +122,14 @@ def test_an_engine_that_cannot_start_loses():
 def test_time_left_is_sent_and_the_increment_added(tmp_path):
     log = tmp_path / "white.log"
     record = play_game(RANDOM9, random_brain("--log", str(log)), turn_ms=1000, match_ms=5000,
-                       increment_ms=300, opening=[(7, 7)], max_moves=8, tolerance_ms=500,
+                       increment_ms=300, opening_moves=[(7, 7)], max_moves=8, tolerance_ms=500,
                        first_move_grace_ms=5000, white_info=[("max_depth", "3")])
     assert record.reason == "move limit", record.reason
     lines = log.read_text().splitlines()
+    # the handshake is the protocol client's (one owner for the referee, label, selfplay)
+    handshake = start_lines(15, int(Rule.FREESTYLE), 1000, 5000, max_memory=MAX_MEMORY_BYTES,
+                            time_left_ms=5000, increment_ms=300, info=[("max_depth", "3")])
+    assert lines[:len(handshake)] == handshake
     assert "INFO timeout_match 5000" in lines and "INFO time_increment 300" in lines
     assert "INFO max_depth 3" in lines  # per-engine options reach the engine
     left = [int(line.split()[2]) for line in lines if line.startswith("INFO time_left")]
@@ -135,7 +144,7 @@ def test_time_left_is_sent_and_the_increment_added(tmp_path):
 
 def test_running_out_of_game_time_loses():
     slow = random_brain("--delay-ms", "300")
-    record = play_game(RANDOM9, slow, turn_ms=1000, match_ms=800, opening=[(7, 7)],
+    record = play_game(RANDOM9, slow, turn_ms=1000, match_ms=800, opening_moves=[(7, 7)],
                        tolerance_ms=100, first_move_grace_ms=5000, max_moves=30)
     assert record.winner == 1 and record.reason.startswith("white out of match time"), \
         record.reason
@@ -157,10 +166,10 @@ def test_running_out_of_game_time_loses():
 def test_increment_and_tolerance_keep_a_slow_engine_alive():
     slow = random_brain("--delay-ms", "300")
     with_increment = play_game(RANDOM9, slow, turn_ms=1000, match_ms=800, increment_ms=300,
-                               opening=[(7, 7)], tolerance_ms=100, first_move_grace_ms=5000,
+                               opening_moves=[(7, 7)], tolerance_ms=100, first_move_grace_ms=5000,
                                max_moves=12)
     assert with_increment.reason in ("move limit", "five"), with_increment.reason
-    tolerant = play_game(RANDOM9, slow, turn_ms=1000, match_ms=800, opening=[(7, 7)],
+    tolerant = play_game(RANDOM9, slow, turn_ms=1000, match_ms=800, opening_moves=[(7, 7)],
                          tolerance_ms=2000, first_move_grace_ms=5000, max_moves=12)
     assert tolerant.reason in ("move limit", "five"), tolerant.reason
     assert [m.clock_ms for m in tolerant.moves if m.colour == 2][-1] < -500  # overdrawn
@@ -168,7 +177,7 @@ def test_increment_and_tolerance_keep_a_slow_engine_alive():
 
 def test_turn_time_still_applies_with_a_game_clock():
     slow = random_brain("--delay-ms", "600")
-    record = play_game(RANDOM9, slow, turn_ms=200, match_ms=60_000, opening=[(7, 7)],
+    record = play_game(RANDOM9, slow, turn_ms=200, match_ms=60_000, opening_moves=[(7, 7)],
                        tolerance_ms=100, first_move_grace_ms=5000, max_moves=10)
     assert record.reason.startswith("white no move in time"), record.reason
 
@@ -216,6 +225,32 @@ def test_cli_round_robin_with_options_and_standings(tmp_path):
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["settings"]["engines"][0]["info"] == {"max_node": "1234", "strength": "40"}
     assert len(summary["games"]) == 6
+    # ``report`` prints the match's tables again from the saved folder ...
+    out = str(tmp_path / "out")
+    report = CliRunner().invoke(main, ["report", out])
+    assert report.exit_code == 0, report.output
+    tables = result.output[result.output.index("Results by pair"):
+                           result.output.index("Games saved in")]
+    assert report.output.startswith(tables) and "Forfeits: 0" in report.output
+    # ... and sums the runs it is given (here the same one twice: every pair twice the games)
+    twice = CliRunner().invoke(main, ["report", out, out])
+    assert twice.exit_code == 0, twice.output
+    assert re.search(r"  r1 vs r2 +4 ", twice.output) and re.search(r"  r1 vs r2 +2 pairs",
+                                                                    twice.output)
+
+
+def test_report_refuses_a_folder_without_a_match(tmp_path):
+    result = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert result.exit_code != 0 and "cannot read the match" in result.output
+
+
+def test_the_startup_allowance_has_one_default():
+    """``--startup-ms``, the match clock, the referee and the README say the same."""
+    option = next(p for p in main.commands["match"].params if p.name == "startup_ms")
+    assert option.default == STARTUP_MS == Clock().startup_ms
+    assert inspect.signature(play_game).parameters["first_move_grace_ms"].default == STARTUP_MS
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert f"`--startup-ms` (default {STARTUP_MS})" in readme
 
 
 def test_a_match_stopped_early_keeps_the_games_it_finished(tmp_path):

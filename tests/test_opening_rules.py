@@ -107,7 +107,7 @@ def test_openings_are_checked_against_the_rule(tmp_path):
     with pytest.raises(ValueError):
         run_round_robin(engines, [[(7, 7)]], games=2, opening_rule="lin")
     with pytest.raises(ValueError):
-        play_game(random_brain(), random_brain(), opening=[(6, 6)], opening_rule="lin")
+        play_game(random_brain(), random_brain(), opening_moves=[(6, 6)], opening_rule="lin")
     openings = tmp_path / "centre.pos"
     openings.write_text("h8i9\n")
     out = CliRunner().invoke(main, ["match", "--engine", "a=python a", "--engine",

@@ -7,7 +7,7 @@ import math
 import click
 import pytest
 
-from gomoku_engine.cli import _parse_sprt
+from gomoku_engine.cli.arena_commands import _parse_sprt
 from gomoku_engine.arena.stats import (Sprt, elo_estimate, elo_estimate_pairs, elo_from_score,
                                  pentanomial, score_from_elo)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.constants import Rule
+from .clock import Clock
 from .referee import DRAW_REASONS, GameRecord, play_game
 from ..core.notation import Point, format_pair, parse_moves
 from ..core.opening_rules import opening_violation
@@ -57,10 +58,10 @@ def check_openings(openings: Sequence[Sequence[Point]], opening_rule: str,
         for an unknown rule name.
     """
     bad = []
-    for number, opening in enumerate(openings, start=1):
-        problem = opening_violation(opening_rule, opening, size, size)
+    for number, opening_moves in enumerate(openings, start=1):
+        problem = opening_violation(opening_rule, opening_moves, size, size)
         if problem is not None:
-            bad.append(f"opening {number} ({' '.join(format_pair(p) for p in opening)}) "
+            bad.append(f"opening {number} ({' '.join(format_pair(p) for p in opening_moves)}) "
                        f"{problem}")
     opening_violation(opening_rule, [(0, 0)], size, size)  # an unknown name raises
     if bad:
@@ -74,17 +75,6 @@ class EngineSpec:
     name: str
     command: tuple[str, ...]
     info: tuple[tuple[str, str], ...] = ()  #: ``INFO key value`` sent at the start of each game
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Time control of every game (all in ms)."""
-
-    turn_ms: int = 1000  #: per move (``INFO timeout_turn``); 0: none (needs ``match_ms``)
-    match_ms: int = 0  #: per engine and game (``INFO timeout_match``); 0: none
-    increment_ms: int = 0  #: added to an engine's game clock after each of its moves
-    tolerance_ms: int = 1000  #: lateness accepted before a time forfeit
-    startup_ms: int = 60_000  #: extra time for an engine's first reply of a game (start-up)
 
 
 @dataclass
@@ -150,9 +140,15 @@ class MatchResult:
         return times
 
 
+#: one game of a round robin: (index in the schedule, (i, j) the pair's engine numbers,
+#: engine i is black, the opening stones)
+ScheduledGame = tuple[int, tuple[int, int], bool, Sequence[Point]]
+OnGame = Callable[[int, "MatchResult", bool, GameRecord], None]
+
+
 def _plan(n_engines: int, openings: Sequence[Sequence[Point]], games: int,
-          seed: int | None) -> list[tuple[int, tuple[int, int], bool, Sequence[Point]]]:
-    """``(index, (i, j), i is black, opening)`` for every game of a round robin.
+          seed: int | None) -> list[ScheduledGame]:
+    """``(index, (i, j), i is black, opening stones)`` for every game of a round robin.
 
     Every pair plays ``games`` games; its games ``2k`` and ``2k+1`` use opening ``k`` (in
     file order, or shuffled with ``seed``; the same order for every pair) with colours
@@ -170,18 +166,72 @@ def _plan(n_engines: int, openings: Sequence[Sequence[Point]], games: int,
     return plan
 
 
+def _empty_results(engines: Sequence[EngineSpec], clock: Clock
+                   ) -> dict[tuple[int, int], MatchResult]:
+    """A :class:`MatchResult` with no game yet for every pair ``(i, j)``, ``i < j``."""
+    pairs = list(itertools.combinations(range(len(engines)), 2))
+    return {pair: MatchResult(turn_ms=clock.turn_ms, first=engines[pair[0]].name,
+                              second=engines[pair[1]].name, pair_stride=2 * len(pairs))
+            for pair in pairs}
+
+
+def _referee(engines: Sequence[EngineSpec], game: ScheduledGame, size: int, rule: Rule,
+             clock: Clock, max_moves: int | None, opening_rule: str) -> GameRecord:
+    """Play one scheduled game (:func:`gomoku_engine.arena.referee.play_game`)."""
+    _, pair, first_black, opening_moves = game
+    a, b = engines[pair[0]], engines[pair[1]]
+    black, white = (a, b) if first_black else (b, a)
+    return play_game(black.command, white.command, size=size, rule=rule,
+                     turn_ms=clock.turn_ms, match_ms=clock.match_ms,
+                     increment_ms=clock.increment_ms, tolerance_ms=clock.tolerance_ms,
+                     first_move_grace_ms=clock.startup_ms, opening_moves=opening_moves,
+                     max_moves=max_moves, black_info=black.info, white_info=white.info,
+                     opening_rule=opening_rule)
+
+
+def _tally(result: MatchResult, game: ScheduledGame, record: GameRecord,
+           sprt: Sprt | None) -> None:
+    """Add a finished game to its pair's result and judge the pair's SPRT on it."""
+    index, _, first_black, _ = game
+    result.games.append((index, first_black, record))
+    if sprt is not None and result.sprt is None:
+        result.sprt = sprt.decision_pairs(result.pentanomial())
+
+
+def _run(plan: Sequence[ScheduledGame], results: dict[tuple[int, int], MatchResult],
+         play: Callable[[ScheduledGame], GameRecord], concurrency: int,
+         sprt: Sprt | None, on_game: OnGame | None) -> None:
+    """Play the ``plan`` on ``concurrency`` threads, tallying each game as it ends; a pair
+    whose SPRT is decided starts no more games."""
+    lock = threading.Lock()
+
+    def one(game: ScheduledGame) -> None:
+        index, pair, first_black, _ = game
+        result = results[pair]
+        if result.sprt is not None:
+            return  # decided: games not yet started are not played
+        record = play(game)
+        with lock:
+            _tally(result, game, record, sprt)
+            if on_game is not None:
+                on_game(index, result, first_black, record)
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        list(pool.map(one, plan))
+
+
 def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[Point]],
                     games: int, size: int = 15, rule: Rule = Rule.FREESTYLE,
                     clock: Clock | None = None, concurrency: int = 1,
                     seed: int | None = None, max_moves: int | None = None,
-                    on_game: Callable[[int, MatchResult, bool, GameRecord], None] | None = None,
-                    sprt: Sprt | None = None,
+                    on_game: OnGame | None = None, sprt: Sprt | None = None,
                     opening_rule: str = "none") -> dict[tuple[int, int], MatchResult]:
     """Every pair of ``engines`` plays ``games`` games (see :func:`_plan`); results by pair.
 
     A crashed or hung engine loses that game (the referee kills it) and is started
     afresh for the next one: every game runs its own two processes.
 
+    :param openings: the opening stones of each opening, black first.
     :param sprt: per pair: stop starting that pair's games once its test, on the results
         counted in pairs of games (:meth:`MatchResult.pentanomial`), is decided.
     :param on_game: called after each game with (index, the pair's result so far, first
@@ -196,34 +246,13 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
         raise ValueError("a match needs at least two engines")
     check_openings(openings, opening_rule, size)
     clock = clock or Clock()
-    pairs = list(itertools.combinations(range(len(engines)), 2))
-    results = {pair: MatchResult(turn_ms=clock.turn_ms, first=engines[pair[0]].name,
-                                 second=engines[pair[1]].name, pair_stride=2 * len(pairs))
-               for pair in pairs}
-    lock = threading.Lock()
+    results = _empty_results(engines, clock)
 
-    def one(item: tuple[int, tuple[int, int], bool, Sequence[Point]]) -> None:
-        index, pair, first_black, opening = item
-        result = results[pair]
-        if result.sprt is not None:
-            return  # decided: games not yet started are not played
-        a, b = engines[pair[0]], engines[pair[1]]
-        black, white = (a, b) if first_black else (b, a)
-        record = play_game(black.command, white.command, size=size, rule=rule,
-                           turn_ms=clock.turn_ms, match_ms=clock.match_ms,
-                           increment_ms=clock.increment_ms, tolerance_ms=clock.tolerance_ms,
-                           first_move_grace_ms=clock.startup_ms, opening=opening,
-                           max_moves=max_moves, black_info=black.info, white_info=white.info,
-                           opening_rule=opening_rule)
-        with lock:
-            result.games.append((index, first_black, record))
-            if sprt is not None and result.sprt is None:
-                result.sprt = sprt.decision_pairs(result.pentanomial())
-            if on_game is not None:
-                on_game(index, result, first_black, record)
+    def play(game: ScheduledGame) -> GameRecord:
+        return _referee(engines, game, size, rule, clock, max_moves, opening_rule)
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        list(pool.map(one, _plan(len(engines), openings, games, seed)))
+    _run(_plan(len(engines), openings, games, seed), results, play, concurrency, sprt,
+         on_game)
     for result in results.values():
         result.games.sort(key=lambda g: g[0])
     return results
@@ -303,7 +332,7 @@ def game_entry(result: MatchResult, index: int, first_black: bool,
     black, white = colours(result, first_black)
     game = {"game": index + 1, "black": black, "white": white,
             "result": RESULT_CODES[record.winner], "reason": record.reason,
-            "stones": len(record.opening) + len(record.moves)}
+            "stones": len(record.opening_moves) + len(record.moves)}
     if record.log:
         game["transcript"] = record.log  # the faulting engine's last lines
     return game
@@ -316,7 +345,7 @@ def write_game(result: MatchResult, index: int, first_black: bool, record: GameR
     from .records import write_psq, write_sgf
 
     black, white = colours(result, first_black)
-    moves = [(x, y, 0) for x, y in record.opening]
+    moves = [(x, y, 0) for x, y in record.opening_moves]
     moves += [(m.point[0], m.point[1], round(m.seconds * 1000)) for m in record.moves]
     stem = Path(folder) / f"game_{index + 1:03d}"
     stem.parent.mkdir(parents=True, exist_ok=True)

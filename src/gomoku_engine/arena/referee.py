@@ -19,7 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..game.board import Board
-from ..protocol.client import EngineProcess, EngineTimeout
+from ..protocol.client import (MAX_MEMORY_BYTES, EngineProcess, EngineRefused, EngineTimeout,
+                               start_lines)
+from .clock import STARTUP_MS
 from ..core.constants import BLACK, WHITE, Rule
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair
@@ -43,7 +45,7 @@ class MoveRecord:
 class GameRecord:
     """How a game went: the moves after the opening, the result and why."""
 
-    opening: list[Point]
+    opening_moves: list[Point]  #: the stones placed before the engines moved, black first
     moves: list[MoveRecord] = field(default_factory=list)
     winner: int = 0  #: 0 draw (or unfinished), 1 black, 2 white
     #: "five", one of :data:`DRAW_REASONS`, or the loser's fault
@@ -77,8 +79,8 @@ def foul_reason(board: Board, x: int, y: int) -> str | None:
 
 def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
               rule: Rule = Rule.FREESTYLE, turn_ms: int = 1000,
-              opening: Sequence[Point] = (), tolerance_ms: int = 1000,
-              first_move_grace_ms: int = 60_000, max_moves: int | None = None,
+              opening_moves: Sequence[Point] = (), tolerance_ms: int = 1000,
+              first_move_grace_ms: int = STARTUP_MS, max_moves: int | None = None,
               on_move: Callable[[Board, MoveRecord], None] | None = None,
               match_ms: int = 0, increment_ms: int = 0,
               black_info: Sequence[tuple[str, str]] = (),
@@ -89,10 +91,11 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
 
     :param turn_ms: ``INFO timeout_turn`` sent to both engines (ms); 0: no per-move limit
         (then ``match_ms`` is required and is sent as the turn limit too).
-    :param opening: stones placed before the engines move, black first.
+    :param opening_moves: stones placed before the engines move, black first.
     :param tolerance_ms: lateness accepted before a move is a time forfeit (ms).
     :param first_move_grace_ms: extra time for each engine's first reply (process start-up,
-        JIT loading, ms); that extra is neither a forfeit nor charged to the game clock.
+        JIT loading, ms; :data:`gomoku_engine.arena.clock.STARTUP_MS`); that extra is
+        neither a forfeit nor charged to the game clock.
     :param max_moves: stop as a draw after this many moves (opening excluded).
     :param renju_draw_empty: under renju, stop as a draw ("renju cut-off") once no more
         than this many points are empty (:data:`RENJU_DRAW_EMPTY`; 0: play to a full board).
@@ -115,119 +118,206 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
     if turn_ms <= 0 and match_ms <= 0:
         raise ValueError("a game needs a turn or a match time limit")
     first_move_violation(opening_rule, (0, 0), size, size)  # raises for an unknown name
-    problem = opening_violation(opening_rule, opening, size, size)
+    problem = opening_violation(opening_rule, opening_moves, size, size)
     if problem is not None:
         raise ValueError(f"the opening {problem}")
     board = Board(size, rule=rule)
-    for x, y in opening:
+    for x, y in opening_moves:
         board.play(x, y)
-    record = GameRecord(list(opening))
-    engines: dict[int, EngineProcess] = {}
-    for colour, command in ((BLACK, black), (WHITE, white)):
-        try:
-            engines[colour] = EngineProcess(command)
-        except OSError as exc:  # no such program, not executable, ...
-            for engine in engines.values():
-                engine.close()
-            record.winner = 3 - colour
-            record.reason = f"{'black' if colour == BLACK else 'white'} could not start: {exc}"
-            return record
-    extra = {BLACK: list(black_info), WHITE: list(white_info)}
-    started = {BLACK: False, WHITE: False}
-    left = {BLACK: float(match_ms), WHITE: float(match_ms)}  # ms on each clock
+    game = _Game(board, GameRecord(list(opening_moves)), _Settings(
+        turn_ms, match_ms, increment_ms, tolerance_ms, first_move_grace_ms, opening_rule,
+        max_moves, renju_draw_empty))
+    if not _launch(game, black, white):
+        return game.record
     try:
-        for colour, engine in engines.items():
-            lines = [f"START {size}", f"INFO timeout_turn {turn_ms if turn_ms > 0 else match_ms}",
-                     f"INFO timeout_match {match_ms}", f"INFO rule {int(rule)}",
-                     "INFO max_memory 367001600"]
-            if match_ms > 0:
-                lines.append(f"INFO time_left {match_ms}")
-            if increment_ms > 0:
-                lines.append(f"INFO time_increment {increment_ms}")
-            if opening_rule != "none":
-                lines.append(f"INFO opening {opening_rule}")
-            lines += [f"INFO {key} {value}" for key, value in extra[colour]]
-            try:
-                engine.send(*lines)
-            except OSError:
-                return _forfeit(record, colour, engines, "crashed")
-        for colour, engine in engines.items():
-            reply = _safe_reply(engine, first_move_grace_ms / 1000)
-            if reply != "OK":
-                return _forfeit(record, colour, engines, f"answered START with {reply!r}")
-        while True:
-            colour = board.to_move
-            engine = engines[colour]
-            allowed = float(turn_ms) if turn_ms > 0 else float("inf")
-            if match_ms > 0:
-                allowed = min(allowed, max(0.0, left[colour]))
-            first = not started[colour]
-            try:
-                if match_ms > 0:
-                    engine.send(f"INFO time_left {int(left[colour])}")
-                if first:
-                    engine.send("BOARD", *(f"{x},{y},{1 if c == colour else 2}"
-                                           for x, y, c in board.stones()), "DONE")
-                    started[colour] = True
-                else:
-                    engine.send(f"TURN {format_pair(board.moves()[-1])}")
-            except OSError:  # a broken pipe: the engine is gone
-                return _forfeit(record, colour, engines, "crashed")
-            limit = (allowed + tolerance_ms + (first_move_grace_ms if first else 0)) / 1000
-            began = time.perf_counter()
-            try:
-                line = engine.read_reply(limit)
-            except EngineTimeout:
-                if match_ms > 0 and (turn_ms <= 0 or left[colour] < turn_ms):
-                    why = f"out of match time ({int(left[colour])} ms left)"
-                else:
-                    why = f"no move in time (turn limit {turn_ms} ms)"
-                return _forfeit(record, colour, engines, why)
-            except EOFError:
-                return _forfeit(record, colour, engines, "crashed")
-            seconds = time.perf_counter() - began
-            try:
-                x, y = (int(v) for v in line.split(","))
-                foul = foul_reason(board, x, y)  # raises for an off-board or taken point
-                if foul is None and board.ply == 0 and colour == BLACK:
-                    foul = first_move_violation(opening_rule, (x, y), size, size)
-                if foul is not None:
-                    return _forfeit(record, colour, engines, foul)
-                board.play(x, y)
-            except (ValueError, GomokuError):
-                return _forfeit(record, colour, engines, f"illegal reply {line!r}")
-            if match_ms > 0:
-                charged = seconds * 1000
-                if first:  # start-up is not charged: at most what the move was allowed
-                    charged = min(charged, allowed)
-                left[colour] += increment_ms - charged
-            move = MoveRecord((x, y), colour, seconds,
-                              int(left[colour]) if match_ms > 0 else None)
-            record.moves.append(move)
-            if on_move is not None:
-                on_move(board, move)
-            if board.winner:
-                record.winner, record.reason = board.winner, "five"
-                return record
-            if board.is_full:
-                record.reason = "board full"
-                return record
-            if rule == Rule.RENJU and size * size - board.ply <= renju_draw_empty:
-                record.reason = "renju cut-off"
-                return record
-            if max_moves is not None and len(record.moves) >= max_moves:
-                record.reason = "move limit"
-                return record
+        if _handshake(game, {BLACK: black_info, WHITE: white_info}):
+            _play_moves(game, on_move)
+        return game.record
     finally:
-        for engine in engines.values():
+        for engine in game.engines.values():
             engine.close()
 
 
-def _safe_reply(engine: EngineProcess, timeout: float) -> str:
+@dataclass(frozen=True)
+class _Settings:
+    """The time control and adjudication of one game (ms, as :func:`play_game`'s)."""
+
+    turn_ms: int
+    match_ms: int
+    increment_ms: int
+    tolerance_ms: int
+    startup_ms: int
+    opening_rule: str
+    max_moves: int | None
+    renju_draw_empty: int
+
+
+@dataclass
+class _Game:
+    """A game in progress: the true board, the record, the engines and their clocks."""
+
+    board: Board
+    record: GameRecord
+    settings: _Settings
+    engines: dict[int, EngineProcess] = field(default_factory=dict)
+    started: dict[int, bool] = field(default_factory=lambda: {BLACK: False, WHITE: False})
+    left: dict[int, float] = field(default_factory=dict)  #: ms on each clock
+
+    def forfeit(self, loser: int, why: str) -> bool:
+        """Record ``loser``'s forfeit; returns False (the game is over)."""
+        _forfeit(self.record, loser, self.engines, why)
+        return False
+
+
+def _launch(game: _Game, black: Sequence[str], white: Sequence[str]) -> bool:
+    """Start both processes; False (the game lost by the one that cannot start) on failure."""
+    for colour, command in ((BLACK, black), (WHITE, white)):
+        try:
+            game.engines[colour] = EngineProcess(command)
+        except OSError as exc:  # no such program, not executable, ...
+            for engine in game.engines.values():
+                engine.close()
+            game.record.winner = 3 - colour
+            game.record.reason = (f"{'black' if colour == BLACK else 'white'} could not "
+                                  f"start: {exc}")
+            return False
+    return True
+
+
+def _handshake(game: _Game, info: dict[int, Sequence[tuple[str, str]]]) -> bool:
+    """Send both engines ``START`` and the settings, then read both ``OK``s (so the two
+    processes start up side by side); False after a forfeit."""
+    s = game.settings
+    for colour, engine in game.engines.items():
+        game.left[colour] = float(s.match_ms)
+        lines = start_lines(game.board.width, int(game.board.rule),
+                            s.turn_ms if s.turn_ms > 0 else s.match_ms, s.match_ms,
+                            max_memory=MAX_MEMORY_BYTES,
+                            time_left_ms=s.match_ms if s.match_ms > 0 else None,
+                            increment_ms=s.increment_ms, opening_rule=s.opening_rule,
+                            info=info[colour])
+        try:
+            engine.send(*lines)
+        except OSError:
+            return game.forfeit(colour, "crashed")
+    for colour, engine in game.engines.items():
+        try:
+            engine.confirm_start(s.startup_ms / 1000)
+        except EngineRefused as exc:
+            return game.forfeit(colour, str(exc))
+    return True
+
+
+def _play_moves(game: _Game, on_move: Callable[[Board, MoveRecord], None] | None) -> None:
+    """Ask the side to move for its move until the game ends (five, draw or forfeit)."""
+    while True:
+        move = _next_move(game)
+        if move is None:
+            return
+        game.record.moves.append(move)
+        if on_move is not None:
+            on_move(game.board, move)
+        if _game_over(game):
+            return
+
+
+def _allowed_ms(game: _Game, colour: int) -> float:
+    """The mover's time for this move (ms): the turn limit, capped by its game clock."""
+    s = game.settings
+    allowed = float(s.turn_ms) if s.turn_ms > 0 else float("inf")
+    if s.match_ms > 0:
+        allowed = min(allowed, max(0.0, game.left[colour]))
+    return allowed
+
+
+def _next_move(game: _Game) -> MoveRecord | None:
+    """Send the side to move the position (``BOARD`` first, then ``TURN``), time its reply,
+    judge it and play it; None after a forfeit."""
+    board, s = game.board, game.settings
+    colour = board.to_move
+    engine = game.engines[colour]
+    allowed = _allowed_ms(game, colour)
+    first = not game.started[colour]
     try:
-        return engine.read_reply(timeout)
-    except (EngineTimeout, EOFError) as exc:
-        return f"<{exc}>"
+        if s.match_ms > 0:
+            engine.send(f"INFO time_left {int(game.left[colour])}")
+        if first:
+            engine.send("BOARD", *(f"{x},{y},{1 if c == colour else 2}"
+                                   for x, y, c in board.stones()), "DONE")
+            game.started[colour] = True
+        else:
+            engine.send(f"TURN {format_pair(board.moves()[-1])}")
+    except OSError:  # a broken pipe: the engine is gone
+        game.forfeit(colour, "crashed")
+        return None
+    limit = (allowed + s.tolerance_ms + (s.startup_ms if first else 0)) / 1000
+    began = time.perf_counter()
+    try:
+        line = engine.read_reply(limit)
+    except EngineTimeout:
+        game.forfeit(colour, _late(game, colour))
+        return None
+    except EOFError:
+        game.forfeit(colour, "crashed")
+        return None
+    seconds = time.perf_counter() - began
+    point = _judge_and_play(game, colour, line)
+    if point is None:
+        return None
+    if s.match_ms > 0:
+        charged = seconds * 1000
+        if first:  # start-up is not charged: at most what the move was allowed
+            charged = min(charged, allowed)
+        game.left[colour] += s.increment_ms - charged
+    return MoveRecord(point, colour, seconds,
+                      int(game.left[colour]) if s.match_ms > 0 else None)
+
+
+def _late(game: _Game, colour: int) -> str:
+    """Why a move that did not come in time lost: the game clock or the turn limit."""
+    s = game.settings
+    if s.match_ms > 0 and (s.turn_ms <= 0 or game.left[colour] < s.turn_ms):
+        return f"out of match time ({int(game.left[colour])} ms left)"
+    return f"no move in time (turn limit {s.turn_ms} ms)"
+
+
+def _judge_and_play(game: _Game, colour: int, line: str) -> Point | None:
+    """Play the reply ``line`` (``x,y``) if it is a legal move and return its point; None
+    after a forfeit (unparseable, off the board, taken, a renju foul, or against the
+    opening rule)."""
+    board = game.board
+    try:
+        x, y = (int(v) for v in line.split(","))
+        foul = foul_reason(board, x, y)  # raises for an off-board or taken point
+        if foul is None and board.ply == 0 and colour == BLACK:
+            foul = first_move_violation(game.settings.opening_rule, (x, y), board.width,
+                                        board.height)
+        if foul is not None:
+            game.forfeit(colour, foul)
+            return None
+        board.play(x, y)
+    except (ValueError, GomokuError):
+        game.forfeit(colour, f"illegal reply {line!r}")
+        return None
+    return x, y
+
+
+def _game_over(game: _Game) -> bool:
+    """Record the ending if the last move ended the game: a five, or one of
+    :data:`DRAW_REASONS`."""
+    board, record, s = game.board, game.record, game.settings
+    if board.winner:
+        record.winner, record.reason = board.winner, "five"
+    elif board.is_full:
+        record.reason = "board full"
+    elif (board.rule == Rule.RENJU
+          and board.width * board.height - board.ply <= s.renju_draw_empty):
+        record.reason = "renju cut-off"
+    elif s.max_moves is not None and len(record.moves) >= s.max_moves:
+        record.reason = "move limit"
+    else:
+        return False
+    return True
 
 
 def _forfeit(record: GameRecord, loser: int, engines: dict[int, EngineProcess],

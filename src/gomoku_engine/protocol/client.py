@@ -1,8 +1,10 @@
 """A minimal Gomocup protocol client: run a pbrain engine as a subprocess and talk to it.
 
-Used by the demonstration game (``gomoku-engine demo``) and by the tests; it is the
-manager's side of ``../shared/protocol.md`` section 2.  Every read has a timeout, and
-:meth:`EngineProcess.close` sends END and kills the process if it does not exit.
+The manager's side of ``../shared/protocol.md`` section 2, used by the referee of
+:mod:`gomoku_engine.arena`, by ``gomoku-engine label`` and ``selfplay --engine`` and by the
+tests.  It owns the game handshake (:func:`start_lines`: ``START`` and the ``INFO``
+settings; :meth:`EngineProcess.confirm_start` reads the ``OK``).  Every read has a timeout,
+and :meth:`EngineProcess.close` sends END and kills the process if it does not exit.
 """
 
 from __future__ import annotations
@@ -16,8 +18,46 @@ from collections.abc import Sequence
 from ..core.notation import Point, parse_pair
 
 
+#: ``INFO max_memory`` the referee sends: 350 MiB, the Gomocup's memory limit
+#: (``../shared/protocol.md`` section 4.1)
+MAX_MEMORY_BYTES = 367_001_600
+
+
 class EngineTimeout(TimeoutError):
     """The engine did not answer in time."""
+
+
+class EngineRefused(RuntimeError):
+    """The engine answered ``START`` with something other than ``OK`` (or not at all)."""
+
+
+def start_lines(size: int, rule: int, turn_ms: int, match_ms: int, *,
+                max_memory: int | None = None, time_left_ms: int | None = None,
+                increment_ms: int = 0, opening_rule: str = "none",
+                info: Sequence[tuple[str, object]] = ()) -> list[str]:
+    """The lines that start a game: ``START size`` and the ``INFO`` settings, in this order
+    (``../shared/protocol.md`` sections 2 and 4.1).
+
+    :param rule: the ``INFO rule`` code (:class:`gomoku_engine.core.constants.Rule`).
+    :param turn_ms: ``INFO timeout_turn`` (ms); ``match_ms``: ``INFO timeout_match`` (ms).
+    :param max_memory: ``INFO max_memory`` in bytes, or None to send none.
+    :param time_left_ms: ``INFO time_left`` (ms), or None to send none.
+    :param increment_ms: ``INFO time_increment`` (ms, Yixin-Board's key), sent when > 0.
+    :param opening_rule: ``INFO opening`` (a name of
+        :data:`gomoku_engine.core.opening_rules.OPENING_RULES`), sent unless ``"none"``.
+    :param info: further ``INFO key value`` lines, sent last (e.g. ``("max_depth", 3)``).
+    """
+    lines = [f"START {size}", f"INFO timeout_turn {turn_ms}", f"INFO timeout_match {match_ms}",
+             f"INFO rule {int(rule)}"]
+    if max_memory is not None:
+        lines.append(f"INFO max_memory {max_memory}")
+    if time_left_ms is not None:
+        lines.append(f"INFO time_left {time_left_ms}")
+    if increment_ms > 0:
+        lines.append(f"INFO time_increment {increment_ms}")
+    if opening_rule != "none":
+        lines.append(f"INFO opening {opening_rule}")
+    return lines + [f"INFO {key} {value}" for key, value in info]
 
 
 class EngineProcess:
@@ -72,6 +112,27 @@ class EngineProcess:
             line = self.read_line(deadline - time.perf_counter())
             if not line.upper().startswith(("MESSAGE", "DEBUG")):
                 return line
+
+    def confirm_start(self, timeout: float) -> None:
+        """Read the engine's answer to ``START`` (sent with :func:`start_lines`).
+
+        :raises EngineRefused: if it is not ``OK``, or none comes within ``timeout``
+            seconds, or the engine closed its output; the message quotes the answer.
+        """
+        try:
+            reply = self.read_reply(timeout)
+        except (EngineTimeout, EOFError) as exc:
+            reply = f"<{exc}>"
+        if reply != "OK":
+            raise EngineRefused(f"answered START with {reply!r}")
+
+    def start_game(self, lines: Sequence[str], timeout: float) -> None:
+        """Send the handshake ``lines`` (:func:`start_lines`) and read the ``OK``.
+
+        :raises EngineRefused: as :meth:`confirm_start`; ``OSError`` if the engine is gone.
+        """
+        self.send(*lines)
+        self.confirm_start(timeout)
 
     def read_move(self, timeout: float) -> tuple[Point, float]:
         """Wait for a move reply; returns the point and the seconds it took.

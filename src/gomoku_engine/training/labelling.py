@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..game.board import Board
-from ..protocol.client import EngineProcess
+from ..protocol.client import EngineProcess, start_lines
 from ..protocol.messages import parse_search_line
 from .positions import is_training_position
 
@@ -115,19 +115,17 @@ def label_games(games: dict, command: Sequence[str], depth: int,
 def open_engine(command: Sequence[str], size: int, rule: int, depth: int) -> EngineProcess:
     """Start the Gomocup engine run by ``command`` for a game on a ``size`` board under
     ``rule`` (an ``INFO rule`` code), its search limited to ``depth`` plies (``INFO
-    max_depth``; turn and match times far beyond it).
+    max_depth``; turn and match times far beyond it).  The handshake is
+    :func:`gomoku_engine.protocol.client.start_lines`.
 
-    :raises RuntimeError: if the engine refuses ``START``.
+    :raises RuntimeError: (:class:`gomoku_engine.protocol.client.EngineRefused`) if the
+        engine refuses ``START``.
     """
     engine = EngineProcess(command)
     try:
-        engine.send(f"START {size}")
-        reply = engine.read_reply(ANSWER_TIMEOUT)
-        if reply.upper() != "OK":
-            raise RuntimeError(f"the engine refused START {size}: {reply}")
-        engine.send(f"INFO rule {rule}", f"INFO max_depth {depth}",
-                    f"INFO timeout_turn {int(ANSWER_TIMEOUT * 1000) // 2}",
-                    "INFO timeout_match 1000000000")
+        engine.start_game(start_lines(size, rule, int(ANSWER_TIMEOUT * 1000) // 2,
+                                      1_000_000_000, info=[("max_depth", depth)]),
+                          ANSWER_TIMEOUT)
     except BaseException:
         engine.close()
         raise

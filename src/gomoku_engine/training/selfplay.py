@@ -48,7 +48,7 @@ MAX_OPENING = 6
 
 
 @dataclass
-class GameRecord:
+class SelfPlayGame:
     """One self-play game."""
 
     moves: list[int]  #: flat points ``x + y * size``
@@ -70,7 +70,7 @@ def random_opening(board: Board, rng: np.random.Generator) -> int:
     return n
 
 
-def play_game(engine: Engine, rng: np.random.Generator, nodes: int) -> GameRecord:
+def play_selfplay_game(engine: Engine, rng: np.random.Generator, nodes: int) -> SelfPlayGame:
     """Play one game on ``engine`` (its board is cleared first) at ``nodes`` per move."""
     engine.new_game()
     board = engine.board
@@ -81,12 +81,12 @@ def play_game(engine: Engine, rng: np.random.Generator, nodes: int) -> GameRecor
         board.play(*result.move)
         scores.append(int(result.score))
     moves = [x + y * board.width for x, y in board.moves()]
-    return GameRecord(moves, scores, opening, int(board.winner))
+    return SelfPlayGame(moves, scores, opening, int(board.winner))
 
 
 def generate(rule: Rule, games: int, seed: int, nodes: int, size: int = 15,
              workers: int = 1,
-             progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+             progress: Callable[[SelfPlayGame], None] | None = None) -> list[SelfPlayGame]:
     """Play ``games`` seeded self-play games (see the module docstring).
 
     Game ``i`` draws its opening from ``numpy.random.default_rng([seed, i])`` and the engine
@@ -117,7 +117,7 @@ def generate(rule: Rule, games: int, seed: int, nodes: int, size: int = 15,
 
 def generate_external(command: Sequence[str], rule: Rule, games: int, seed: int, depth: int,
                       size: int = 15,
-                      progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+                      progress: Callable[[SelfPlayGame], None] | None = None) -> list[SelfPlayGame]:
     """Play ``games`` games from the openings :func:`generate` draws for ``seed`` (game ``i``
     from ``numpy.random.default_rng([seed, i])``), every move after the opening chosen by
     the Gomocup engine run by ``command`` searching to ``depth`` plies (``INFO
@@ -156,7 +156,7 @@ def generate_external(command: Sequence[str], rule: Rule, games: int, seed: int,
                 moves.append(x + y * size)
                 score, mate = scored if scored is not None else (0, 0)
                 scores.append(mate * (MATE_BOUND + 1) if mate else score)
-            records.append(GameRecord(moves, scores, opening, int(board.winner)))
+            records.append(SelfPlayGame(moves, scores, opening, int(board.winner)))
             if progress is not None:
                 progress(records[-1])
     finally:
@@ -167,15 +167,15 @@ def generate_external(command: Sequence[str], rule: Rule, games: int, seed: int,
 _ENGINES: dict[tuple[int, int], Engine] = {}  # one engine per process, rule and size
 
 
-def _play_job(job: tuple[int, int, int, int, int]) -> GameRecord:
+def _play_job(job: tuple[int, int, int, int, int]) -> SelfPlayGame:
     rule, size, nodes, seed, index = job
     engine = _ENGINES.get((rule, size))
     if engine is None:
         engine = _ENGINES[(rule, size)] = Engine(size, rule=Rule(rule), hash_mb=16)
-    return play_game(engine, np.random.default_rng([seed, index]), nodes)
+    return play_selfplay_game(engine, np.random.default_rng([seed, index]), nodes)
 
 
-def save(path: Path | str, records: list[GameRecord], size: int, rule: Rule, nodes: int,
+def save(path: Path | str, records: list[SelfPlayGame], size: int, rule: Rule, nodes: int,
          seed: int, engine: Sequence[str] | None = None, depth: int = 0) -> None:
     """Write ``records`` as the ``.npz`` described in the module docstring.
 
@@ -224,5 +224,5 @@ def load(paths: list[Path | str]) -> dict[str, npt.NDArray]:
             "size": int(parts[0]["size"]), "rule": Rule(int(parts[0]["rule"]))}
 
 
-__all__ = ["GameRecord", "generate", "generate_external", "load", "play_game", "random_opening",
-           "save"]
+__all__ = ["SelfPlayGame", "generate", "generate_external", "load", "play_selfplay_game",
+           "random_opening", "save"]

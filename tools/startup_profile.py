@@ -10,7 +10,7 @@ algorithm), which a default game never calls.  Figures are in ``docs/startup.md`
 
 Usage::
 
-    .venv/bin/python scripts/startup_profile.py [--all]
+    .venv/bin/python tools/startup_profile.py [--all]
     .venv/bin/python -X importtime -c "import gomoku_engine.protocol.loop" 2> imports.txt
 """
 

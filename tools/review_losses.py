@@ -15,7 +15,7 @@ the moves chosen: whether more search would have avoided the mistakes.  The revi
 scores of one position vary a little from call to call (it keeps its hash table), so
 single rows are noisy; read the means.
 
-    python scripts/review_losses.py runs/rapfi --name ours \\
+    python tools/review_losses.py runs/rapfi --name ours \\
         --reviewer ~/.cache/gomoku-peers/bin/pbrain-rapfi --nodes 400000 --nodes 3200000
 """
 

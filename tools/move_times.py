@@ -9,7 +9,7 @@ move of the named engine (under ``--quick-ms``) and searches it again with the e
 own settings at the given turn time to see why it was quick, then prints the mean move
 time over all moves and over the moves of undecided positions.
 
-    python scripts/move_times.py runs/carbon --name ours --turn-ms 1000
+    python tools/move_times.py runs/carbon --name ours --turn-ms 1000
 """
 
 from __future__ import annotations

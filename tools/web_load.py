@@ -6,7 +6,7 @@ games at once, one thread each, against the scripted weak player of the tests, a
 with the engine's five, checked by replaying the moves on a fresh Board.  Prints the
 errors, the results and the answer times.
 
-    .venv/bin/python scripts/web_load.py --games 20 --level 3
+    .venv/bin/python tools/web_load.py --games 20 --level 3
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ RULES = ["freestyle", "standard", "renju", "caro"]
 
 def play_one(base: str, index: int, level: int, out: dict) -> None:
     try:
-        play_game(base, index, level, out)
+        play_web_game(base, index, level, out)
     except OSError as exc:  # a refused or reset connection is an error of the run
         out[index] = {"rule": "", "human": "", "errors": [f"connection: {exc}"],
                       "correct": False, "stones": 0, "times": [0.0], "seconds": 0.0}
 
 
-def play_game(base: str, index: int, level: int, out: dict) -> None:
+def play_web_game(base: str, index: int, level: int, out: dict) -> None:
     human = "white" if index % 2 == 0 else "black"
     rule = RULES[index // 2 % len(RULES)]
     times: list[float] = []

@@ -6,7 +6,7 @@ for the depth of each completed iteration (this engine's ``depth D-S ...`` and R
 ``Depth D-S | ...`` formats), and the last one before the move is reported with the time
 the move took (ms, measured here from sending ``DONE`` to the move).
 
-    python scripts/depth_at_time.py --turn-ms 1000 \
+    python tools/depth_at_time.py --turn-ms 1000 \
         --engine ours="gomoku-engine" --engine rapfi=$HOME/.cache/gomoku-peers/bin/pbrain-rapfi
 """
 

@@ -1,6 +1,6 @@
 """How many shared tactics positions does the engine get right as a game move?
 
-Usage: ``python scripts/tactics.py [--turn-ms 500 | --nodes N] [--threats] [--vct]
+Usage: ``python tools/tactics.py [--turn-ms 500 | --nodes N] [--threats] [--vct]
 [--rule R] [--kind win|defend]`` from the repository root, with
 ``../shared/puzzles/tactics_dev.jsonl`` beside it.  Each position (a real game's moves) is
 searched as a game move would be; the move counts as right if it is among the position's

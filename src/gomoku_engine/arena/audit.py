@@ -1,34 +1,35 @@
 """Audit finished games for VCFs (or VCTs) the loser allowed (issue 3's self-play check).
 
-Usage: ``python scripts/vcf_audit.py FOLDER [--rule freestyle] [--time-ms 2000]
-[--kind vcf|vct]``, where FOLDER was written by ``gomoku-engine match --out FOLDER``
+``gomoku-engine audit FOLDER`` reads a folder written by ``gomoku-engine match --out``
 (``summary.json`` and one ``game_NNN.psq`` per game).  For every game won by a five, it
-finds the loser's first move after which the winner has a VCF (the engine's solver,
-``--time-ms`` per question; with ``--kind vct`` a VCT, the solver's full depth).  That
-loss was *allowed* if, in the position before that move, some other move of the loser
-leaves the winner provably without one (every empty point within two of a stone is
-tried); otherwise it was already unstoppable there (a *forced* loss), or the game was
-lost to something the solver did not prove at any of the loser's moves.  The opening's
-stones (the record's leading moves with 0 ms, which ``match`` writes for them) are no
-one's decision and are not judged.  Each line names the loser (the match's engine names).
+finds the loser's first move after which the winner has a VCF (the engine's threat
+solver, ``time_ms`` per question; with ``kind="vct"`` a VCT, the solver's full depth).
+That loss was *allowed* if, in the position before that move, some other move of the
+loser leaves the winner provably without one (every empty point within two of a stone is
+tried); otherwise it was already unstoppable there (a *forced* loss), or the game was lost
+to something the solver did not prove at any of the loser's moves.  The opening's stones
+(the record's leading moves with 0 ms, which ``match`` writes for them) are no one's
+decision and are not judged.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gomoku_engine.core.constants import Rule
-from gomoku_engine.engine import Engine
-from gomoku_engine.core.notation import format_point
-from gomoku_engine.arena.records import read_psq
+from ..core.constants import Rule
+from ..core.notation import Point, format_point
+from ..engine import Engine
+from .records import read_psq
 
-RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
-         "caro": Rule.CARO}
+if TYPE_CHECKING:
+    from ..game.board import Board
 
 
-def engine_at(moves, size: int, rule: Rule) -> Engine:
+def engine_at(moves: Sequence[Point], size: int, rule: Rule) -> Engine:
+    """A fresh engine on the position after ``moves`` (8 MB of transposition table)."""
     engine = Engine(size, rule=rule, hash_mb=8)
     for x, y in moves:
         engine.board.play(x, y)
@@ -41,7 +42,7 @@ def has_win(engine: Engine, time_ms: float, kind: str = "vcf") -> tuple[bool, bo
     return result.win, result.aborted
 
 
-def five_points(board, colour: int) -> list[tuple[int, int]]:
+def five_points(board: Board, colour: int) -> list[Point]:
     """Empty points where ``colour`` would make five (a copy of the board is probed)."""
     points = []
     for y in range(board.height):
@@ -54,7 +55,7 @@ def five_points(board, colour: int) -> list[tuple[int, int]]:
     return points
 
 
-def near_points(board) -> list[tuple[int, int]]:
+def near_points(board: Board) -> list[Point]:
     """Legal points of the side to move within two of a stone."""
     return [(x, y) for y in range(board.height) for x in range(board.width)
             if board.is_legal(x, y)
@@ -62,7 +63,7 @@ def near_points(board) -> list[tuple[int, int]]:
                     for dx in range(-2, 3) for dy in range(-2, 3))]
 
 
-def stops(engine: Engine, move: tuple[int, int], time_ms: float, fours_left: int = 2,
+def stops(engine: Engine, move: Point, time_ms: float, fours_left: int = 2,
           kind: str = "vcf") -> bool:
     """Does ``move`` of the side to move leave the opponent provably without a VCF (VCT)?
 
@@ -96,7 +97,7 @@ def stops(engine: Engine, move: tuple[int, int], time_ms: float, fours_left: int
         board.undo()
 
 
-def audit_game(moves, winner: int, size: int, rule: Rule, time_ms: float,
+def audit_game(moves: Sequence[Point], winner: int, size: int, rule: Rule, time_ms: float,
                kind: str = "vcf", opening: int = 0) -> str:
     """The verdict on one game; ``moves[:opening]`` are the opening's stones."""
     name = kind.upper()
@@ -116,30 +117,26 @@ def audit_game(moves, winner: int, size: int, rule: Rule, time_ms: float,
     return f"lost to an attack that was no {name} at any of the loser's moves"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--rule", choices=sorted(RULES), default="freestyle")
-    parser.add_argument("--time-ms", type=float, default=2000.0)
-    parser.add_argument("--kind", choices=("vcf", "vct"), default="vcf")
-    args = parser.parse_args()
-    summary = json.loads((args.folder / "summary.json").read_text())
-    counts: dict[str, int] = {}
+def audit_folder(folder: str | Path, rule: Rule, time_ms: float, kind: str = "vcf"
+                 ) -> Iterator[tuple[int, str, str]]:
+    """``(game number, loser's name, verdict)`` for every game of ``folder`` won by a
+    five, in the summary's order (:func:`audit_game`; the verdict's first word is
+    ``ALLOWED``, ``forced`` or ``lost``).
+
+    :param time_ms: the threat solver's time per question (ms).
+    :raises FileNotFoundError: if the folder lacks ``summary.json`` or a game's ``.psq``.
+    """
+    folder = Path(folder)
+    summary = json.loads((folder / "summary.json").read_text())
     for game in summary["games"]:
         if game["reason"] != "five":
             continue
-        width, _, record = read_psq((args.folder / f"game_{game['game']:03d}.psq").read_text())
+        width, _, record = read_psq((folder / f"game_{game['game']:03d}.psq").read_text())
         moves = [(x, y) for x, y, _ in record]
         opening = next((i for i, (_, _, ms) in enumerate(record) if ms > 0), len(record))
         winner = 1 if game["result"] == "B+" else 2
-        verdict = audit_game(moves, winner, width, RULES[args.rule], args.time_ms, args.kind,
-                             opening)
-        loser = game.get("white" if winner == 1 else "black", "?")
-        key = f"{loser} {verdict.split(':')[0].split()[0]}"
-        counts[key] = counts.get(key, 0) + 1
-        print(f"game {game['game']:3d} (lost by {loser}): {verdict}", flush=True)
-    print("summary:", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        verdict = audit_game(moves, winner, width, rule, time_ms, kind, opening)
+        yield game["game"], game.get("white" if winner == 1 else "black", "?"), verdict
 
 
-if __name__ == "__main__":
-    main()
+__all__ = ["audit_folder", "audit_game", "stops"]

@@ -10,8 +10,8 @@ asserted by a test, because they depend on the machine's load.
 
 Usage::
 
-    nice -n 15 python scripts/lateness_soak.py --games 50 --turn-ms 200 --out soak.jsonl
-    python scripts/lateness_soak.py --report soak.jsonl --turn-ms 200
+    nice -n 15 python tools/lateness_soak.py --games 50 --turn-ms 200 --out soak.jsonl
+    python tools/lateness_soak.py --report soak.jsonl --turn-ms 200
 """
 
 from __future__ import annotations

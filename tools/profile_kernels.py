@@ -9,7 +9,7 @@ of each function is taken as the distance to the next known function, so a few b
 padding may be charged to the wrong name, and numba's small helpers that have no kernel
 name (its reference counting among them) show as bare addresses.
 
-    perf record -o kernels.data python scripts/profile_kernels.py --depth 16
+    perf record -o kernels.data python tools/profile_kernels.py --depth 16
     perf report -i kernels.data --no-children --sort dso,sym | grep JIT
 
 Compilation takes most of the run's samples; the ``[JIT]`` rows are the search.  Kernels
@@ -31,12 +31,18 @@ os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="gomoku-profile-")
 import click  # noqa: E402
 from numba.core.registry import CPUDispatcher  # noqa: E402
 
-from gomoku_engine import position, rules, search, threats  # noqa: E402
 from gomoku_engine.bench import POSITIONS, run_bench  # noqa: E402
+from gomoku_engine.core import patterns, rules  # noqa: E402
 from gomoku_engine.core.constants import Rule  # noqa: E402
+from gomoku_engine.eval import classical  # noqa: E402
+from gomoku_engine.game import position  # noqa: E402
+from gomoku_engine.search import alphabeta, smp, threats  # noqa: E402
 
-#: a kernel's name inside numba's mangled symbol: ``...gomoku_engine<n>search<n>negamax...``
-_KERNEL = re.compile(r"gomoku_engine\d+[a-z_]+\d+(_?[A-Za-z_0-9]+?)B\d")
+#: the modules whose kernels are named in the map
+KERNEL_MODULES = (patterns, rules, classical, position, alphabeta, smp, threats)
+#: a length-prefixed name in numba's mangled symbols (Itanium ABI):
+#: ``...13gomoku_engine6search9alphabeta7negamaxB...``
+_SEGMENT = re.compile(r"(\d+)")
 FREESTYLE_15 = tuple(p for p in POSITIONS if p.size == 15 and p.rule == Rule.FREESTYLE)
 
 
@@ -48,7 +54,7 @@ def _search_all(depth: int) -> int:
 def _jit_symbols() -> list[tuple[int, str]]:
     """(address, kernel name) of every function numba compiled for our modules."""
     found: set[tuple[int, str]] = set()
-    for module in (position, rules, search, threats):
+    for module in KERNEL_MODULES:
         for dispatcher in vars(module).values():
             if not isinstance(dispatcher, CPUDispatcher):
                 continue
@@ -58,10 +64,25 @@ def _jit_symbols() -> list[tuple[int, str]]:
                     if function.is_declaration:
                         continue
                     address = library.get_pointer_to_function(function.name)
-                    match = _KERNEL.search(function.name)
-                    if address and match:
-                        found.add((address, match.group(1)))
+                    name = _kernel_name(function.name)
+                    if address and name:
+                        found.add((address, name))
     return sorted(found)
+
+
+def _kernel_name(symbol: str) -> str | None:
+    """The function's own name in a mangled symbol of this package (its last
+    length-prefixed segment after ``gomoku_engine`` and the module path), or None."""
+    at = symbol.find("13gomoku_engine")
+    if at < 0:
+        return None
+    at += len("13gomoku_engine")
+    parts = []
+    while (m := _SEGMENT.match(symbol, at)) is not None:
+        length = int(m.group(1))
+        parts.append(symbol[m.end():m.end() + length])
+        at = m.end() + length
+    return parts[-1] if len(parts) > 1 else None
 
 
 def _write_perf_map(symbols: list[tuple[int, str]]) -> str:

@@ -1,6 +1,6 @@
 """Which shared VCF puzzles (freestyle and standard) does each search algorithm solve?
 
-Usage: ``python scripts/vcf_puzzles.py [--turn-ms 500] [--seed 1]`` from the repository
+Usage: ``python tools/vcf_puzzles.py [--turn-ms 500] [--seed 1]`` from the repository
 root (``../shared/puzzles/puzzles_dev.jsonl`` beside it).  Each puzzle is searched as a
 game move would be (``INFO timeout_turn``'s soft and hard budgets) by alpha-beta and by
 the genetic algorithm.  A move counts as solved if the puzzle lists it as a winning first

@@ -6,7 +6,7 @@ with the analysis line, a game the engine won.  The person's moves are the engin
 hints (the page's Hint button) for the first moves, then the scripted weak points of the
 tests, so the engine wins.
 
-    .venv/bin/python scripts/web_screenshots.py [--out docs/images]
+    .venv/bin/python tools/web_screenshots.py [--out docs/images]
 """
 
 from __future__ import annotations

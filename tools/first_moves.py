@@ -15,7 +15,7 @@ first moves apart, and how long each engine took to answer ``START`` (from writi
 
 Usage::
 
-    nice -n 10 python scripts/first_moves.py --games 20 --turn-ms 300 \\
+    nice -n 10 python tools/first_moves.py --games 20 --turn-ms 300 \\
         -- .venv/bin/pbrain-gomoku-engine
 """
 

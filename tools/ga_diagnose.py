@@ -1,6 +1,6 @@
 """Replay the genetic algorithm's positions of a saved match and count how it chose.
 
-Usage: ``python scripts/ga_diagnose.py MATCH_DIR [--name ga] [--turn-ms 500] [--seed 1]``
+Usage: ``python tools/ga_diagnose.py MATCH_DIR [--name ga] [--turn-ms 500] [--seed 1]``
 where ``MATCH_DIR`` is the ``--out`` folder of ``gomoku-engine match`` played (without
 ``--seed``) on ``../shared/openings/freestyle15_balanced_dev.pos``.  Every position where
 the GA engine was to move is searched again by the GA at the same budget, and the script

@@ -1,0 +1,166 @@
+"""The tables of a match: by pair, by pairs of games, SPRT, standings, forfeits, move times.
+
+``gomoku-engine match`` prints them at the end of a match; ``gomoku-engine report``
+prints them again from the ``summary.json`` files that ``match --out`` saves
+(:func:`gomoku_engine.arena.match.save_tournament`), summing several runs of the same
+engines.  Every function returns the lines to print.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .match import MatchResult, standings
+from .referee import GameRecord
+from .stats import Sprt, elo_estimate, elo_estimate_pairs
+
+Results = Mapping[object, MatchResult]
+
+
+def interval(low: float, high: float) -> str:
+    """``[-12.3, +45.6]``; ``n/a`` when every game was won (or every one lost): the normal
+    approximation has no spread then."""
+    if low == high and abs(low) == float("inf"):
+        return "n/a"
+    return f"[{low + 0.0:+.1f}, {high + 0.0:+.1f}]"
+
+
+def _pair_width(results: Results) -> int:
+    return max((len(f"{r.first} vs {r.second}") for r in results.values()), default=4)
+
+
+def pair_lines(results: Results) -> list[str]:
+    """Per pair, for its first engine: games, wins, losses, draws, score, Elo difference with
+    its 95% interval and the likelihood of superiority (:func:`stats.elo_estimate`)."""
+    width = _pair_width(results)
+    lines = ["Results by pair (for the first engine of each pair):",
+             f"  {'pair':{width}s} {'games':>5} {'W':>4} {'L':>4} {'D':>4} "
+             f"{'score':>6} {'Elo':>7} {'95% interval':>17} {'LOS':>6}"]
+    for result in results.values():
+        wins, losses, draws = result.score()
+        total = wins + losses + draws
+        if not total:
+            continue
+        est = elo_estimate(wins, losses, draws)
+        lines.append(f"  {result.first + ' vs ' + result.second:{width}s} {total:5d} "
+                     f"{wins:4d} {losses:4d} {draws:4d} "
+                     f"{100 * (wins + draws / 2) / total:5.1f}% "
+                     f"{est.elo + 0.0:+7.1f} {interval(est.low, est.high):>17s} "
+                     f"{100 * est.los:5.1f}%")
+    return lines
+
+
+def pentanomial_lines(results: Results) -> list[str]:
+    """Per pair, its results counted by pairs of games (the pentanomial) and the Elo
+    difference estimated from them (:func:`stats.elo_estimate_pairs`)."""
+    width = _pair_width(results)
+    lines = ["By pairs of games (one opening, colours swapped; points 0, 1/2, 1, 3/2, 2):"]
+    for result in results.values():
+        pairs = result.pentanomial()
+        if sum(pairs):
+            est = elo_estimate_pairs(pairs)
+            lines.append(f"  {result.first + ' vs ' + result.second:{width}s} "
+                         f"{sum(pairs):5d} pairs {' '.join(map(str, pairs))}: Elo "
+                         f"{est.elo + 0.0:+.1f} {interval(est.low, est.high)}")
+    return lines
+
+
+def sprt_lines(results: Results, test: Sprt) -> list[str]:
+    """Per pair, the log-likelihood ratio of ``test`` on its pentanomial and the verdict."""
+    lower, upper = test.bounds
+    lines = []
+    for result in results.values():
+        verdict = {"H1": f"H1 accepted (elo >= {test.elo1:g})",
+                   "H0": f"H0 accepted (elo <= {test.elo0:g})"}.get(result.sprt or "",
+                                                                   "undecided")
+        lines.append(f"SPRT {result.first} vs {result.second} (by pairs): LLR "
+                     f"{test.llr_pairs(result.pentanomial()):.2f} "
+                     f"[{lower:.2f}, {upper:.2f}]: {verdict}")
+    return lines
+
+
+def standing_lines(results: Results) -> list[str]:
+    """Every engine's total against the field, best first (:func:`match.standings`)."""
+    rows = standings(results)
+    width = max((len(row.name) for row in rows), default=6)
+    lines = ["Standings:",
+             f"  {'#':>2} {'engine':{width}s} {'games':>5} {'W':>4} {'L':>4} {'D':>4} "
+             f"{'points':>7} {'score':>6} {'Elo vs field':>12}  95% interval"]
+    for rank, row in enumerate(rows, start=1):
+        if not row.games:
+            continue
+        est = elo_estimate(row.wins, row.losses, row.draws)
+        lines.append(f"  {rank:2d} {row.name:{width}s} {row.games:5d} {row.wins:4d} "
+                     f"{row.losses:4d} {row.draws:4d} {row.points:7.1f} "
+                     f"{100 * row.points / row.games:5.1f}% "
+                     f"{est.elo + 0.0:+7.1f} {interval(est.low, est.high)}")
+    return lines
+
+
+def forfeit_lines(results: Results) -> list[str]:
+    """``Forfeits: N`` and one line per forfeit (:meth:`MatchResult.forfeit_details`)."""
+    forfeits = [f for r in results.values() for f in r.forfeit_details()]
+    return [f"Forfeits: {len(forfeits)}"] + [f"  {f}" for f in forfeits]
+
+
+def move_time_lines(results: Results, names: Sequence[str], turn_ms: int) -> list[str]:
+    """Per engine: moves, mean and slowest move time (ms; first moves, with start-up,
+    excluded) and, with a turn limit ``turn_ms`` > 0, the moves over it."""
+    limit = turn_ms if turn_ms > 0 else None
+    lines = []
+    for name in names:
+        times = [t for r in results.values()
+                 for is_first, engine in ((True, r.first), (False, r.second))
+                 if engine == name for t in r.move_times(is_first)]
+        if times:
+            late = f", over {limit} ms: {sum(1 for t in times if t * 1000 > limit)}" \
+                if limit else ""
+            lines.append(f"{name}: {len(times)} moves, mean "
+                         f"{1000 * sum(times) / len(times):.0f} ms, max "
+                         f"{1000 * max(times):.0f} ms{late}")
+    return lines
+
+
+def load_results(folders: Sequence[str | Path]) -> dict[tuple[str, str], MatchResult]:
+    """The results saved by ``match --out`` in each folder's ``summary.json``, summed over
+    the folders by pair of engine names (the order of the pair as first saved).
+
+    Games are rebuilt from the summary's ``games`` entries (winner and reason; no moves),
+    renumbered so that the two games of one opening stay a pair
+    (:meth:`MatchResult.pentanomial`) and openings of different runs never mix.
+
+    :raises FileNotFoundError: if a folder has no ``summary.json``.
+    :raises ValueError: if a game names a pair of engines the summary's pairs do not have.
+    """
+    results: dict[tuple[str, str], MatchResult] = {}
+    openings_before = 0  # openings of the folders already read
+    for folder in folders:
+        summary = json.loads((Path(folder) / "summary.json").read_text())
+        stride = 2 * max(1, len(summary.get("pairs", [])))  # games per opening (match._plan)
+        names = {}
+        for pair in summary.get("pairs", []):
+            first, second = pair["first"], pair["second"]
+            key = (second, first) if (second, first) in results else (first, second)
+            results.setdefault(key, MatchResult(first=key[0], second=key[1], pair_stride=2))
+            names[frozenset((first, second))] = key
+        most = -1
+        for game in summary.get("games", []):
+            key = names.get(frozenset((game["black"], game["white"])))
+            if key is None:
+                raise ValueError(f"{folder}: game {game['game']} of {game['black']} and "
+                                 f"{game['white']}, a pair the summary does not list")
+            index = game["game"] - 1
+            opening, colour_swap = index // stride, index % 2
+            most = max(most, opening)
+            winner = {"B+": 1, "W+": 2}.get(game["result"], 0)
+            record = GameRecord([], winner=winner, reason=game["reason"])
+            results[key].games.append((2 * (openings_before + opening) + colour_swap,
+                                       game["black"] == key[0], record))
+        openings_before += most + 1
+    return results
+
+
+__all__ = ["forfeit_lines", "interval", "load_results", "move_time_lines", "pair_lines",
+           "pentanomial_lines", "sprt_lines", "standing_lines"]

@@ -1,0 +1,269 @@
+"""Engine-vs-engine matches: ``match``, ``report`` (standings of saved matches), ``audit``
+(threat solutions of saved games)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import click
+
+from ..arena.clock import STARTUP_MS
+from .group import RULE_CHOICE, RULES, main
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
+    from ..arena.match import EngineSpec, MatchResult
+    from ..arena.referee import GameRecord
+    from ..arena.stats import Sprt
+
+
+@main.command()
+@click.option("--engine", "engines", multiple=True, required=True, metavar="NAME=COMMAND",
+              help="An engine: a name and its command line (quoted). Two or more; with "
+                   "more than two every pair plays (round robin).")
+@click.option("--info", "infos", multiple=True, metavar="[NAME:]KEY=VALUE",
+              help="Send 'INFO KEY VALUE' to engine NAME (to every engine without NAME:) "
+                   "at the start of each game, e.g. --info ours:max_depth=3 or "
+                   "--info strength=50. Repeatable.")
+@click.option("--games", type=click.IntRange(1, None), default=20, show_default=True,
+              help="Games per pair of engines.")
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Opening file, pos (h8i9j7) or offset (0,0, 1,0, 1,3) lines; each "
+                   "opening is played twice with colours swapped.")
+@click.option("--seed", type=int, default=None,
+              help="Play the openings in a random order from this seed [default: file order].")
+@click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
+@click.option("--turn-ms", type=click.IntRange(0, None), default=1000, show_default=True,
+              help="Time per move (INFO timeout_turn); 0: none, with --time-match.")
+@click.option("--time-match", "match_ms", type=click.IntRange(0, None), default=0,
+              show_default=True,
+              help="Time per engine for a whole game (INFO timeout_match, ms); 0: none. "
+                   "The referee keeps each clock and sends INFO time_left before every move.")
+@click.option("--increment", "increment_ms", type=click.IntRange(0, None), default=0,
+              show_default=True, help="Added to an engine's game clock after each move (ms).")
+@click.option("--tolerance-ms", type=click.IntRange(0, None), default=1000, show_default=True,
+              help="Lateness accepted before a move is lost on time.")
+@click.option("--startup-ms", type=click.IntRange(0, None), default=STARTUP_MS, show_default=True,
+              help="Extra time for each engine's first reply of a game (start-up; not "
+                   "charged to its game clock).")
+@click.option("--max-moves", type=click.IntRange(1, None), default=None,
+              help="Adjudicate a draw after this many moves (opening stones not counted).")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Games played at the same time.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Folder for every game as PSQ and SGF, and summary.json.")
+@click.option("--sprt", default=None,
+              metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20'",
+              help="Stop a pair's games once this SPRT (for its first engine) is decided "
+                   "(never before min_games games). The test counts results by pairs of "
+                   "games, one opening with colours swapped (pentanomial model).")
+@click.option("--opening-rule", type=click.Choice(["none", "lin"]), default="none",
+              show_default=True,
+              help="lin: Lin's rule, black's first stone on the two outermost rows or "
+                   "columns (sent as INFO opening lin; a stone off them is a forfeit, and "
+                   "the openings must obey it). Without --openings games start empty.")
+def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings: str | None,
+          seed: int | None, size: int, rule: str, turn_ms: int, match_ms: int,
+          increment_ms: int, tolerance_ms: int, startup_ms: int, max_moves: int | None,
+          concurrency: int, out: str | None, sprt: str | None, opening_rule: str) -> None:
+    """Play games between Gomocup engines: two, or a round robin of more.
+
+    Every game starts both engines afresh, so an engine that crashes or hangs loses that
+    game (with the reason recorded) and plays the next one.  Illegal or unparseable
+    replies and late moves lose too.  Prints each pair's score, Elo difference with its
+    95% interval and LOS, the standings, forfeits and move times.
+
+    \b
+    Example, two strength levels of this engine, 200 ms per move:
+      gomoku-engine match --engine "full=gomoku-engine" \\
+          --engine "l5=gomoku-engine --level 5" --games 40 --turn-ms 200 \\
+          --openings ../shared/openings/freestyle15_balanced_dev.pos
+    """
+    from ..arena.match import Clock, check_openings, load_openings, run_round_robin
+
+    if len(engines) < 2:
+        raise click.BadParameter("give at least two --engine NAME=COMMAND",
+                                 param_hint="--engine")
+    if turn_ms == 0 and match_ms == 0:
+        raise click.BadParameter("give a time per move or per game", param_hint="--turn-ms")
+    specs = _engine_specs(engines, infos)
+    opening_list = load_openings(openings, size) if openings else []
+    try:
+        check_openings(opening_list, opening_rule, size)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--openings") from exc
+    clock = Clock(turn_ms=turn_ms, match_ms=match_ms, increment_ms=increment_ms,
+                  tolerance_ms=tolerance_ms, startup_ms=startup_ms)
+    settings = {
+        "engines": [{"name": s.name, "command": list(s.command), "info": dict(s.info)}
+                    for s in specs],
+        "rule": rule, "size": size, "turn_ms": turn_ms, "match_ms": match_ms,
+        "increment_ms": increment_ms, "tolerance_ms": tolerance_ms,
+        "max_moves": max_moves, "openings": openings, "seed": seed,
+        "opening_rule": opening_rule}
+    test = _parse_sprt(sprt) if sprt else None
+
+    from tqdm import tqdm
+
+    n_pairs = len(specs) * (len(specs) - 1) // 2
+    with tqdm(total=games * n_pairs, unit="game", file=sys.stderr,
+              disable=not sys.stderr.isatty()) as progress:
+        results = run_round_robin(specs, opening_list, games, size=size, rule=RULES[rule],
+                                  clock=clock, concurrency=concurrency, seed=seed,
+                                  max_moves=max_moves,
+                                  on_game=_game_reporter(progress, out, size, settings),
+                                  sprt=test, opening_rule=opening_rule)
+    _echo_tables(results, test, standings_too=len(specs) > 2)
+    if out:
+        from ..arena.match import save_tournament
+
+        save_tournament(results, out, size, settings, games_too=False)  # written as they ended
+        click.echo(f"Games saved in {out}")
+    from ..arena.report import forfeit_lines, move_time_lines
+
+    _echo_lines(forfeit_lines(results) + move_time_lines(results, [s.name for s in specs],
+                                                         turn_ms))
+
+
+def _game_reporter(progress: tqdm, out: str | None, size: int, settings: dict
+                   ) -> Callable[[int, MatchResult, bool, GameRecord], None]:
+    """The ``on_game`` of a match: one line per game on stdout (through the progress bar)
+    and, with ``--out``, the game and the summary so far saved as it ends."""
+    from ..arena.match import colours, save_tournament, write_game
+
+    live: dict[tuple[str, str], MatchResult] = {}  # the pairs that have finished a game
+
+    def report(index: int, pair: MatchResult, first_black: bool, record: GameRecord) -> None:
+        if out:  # each game as it ends, so a match stopped early keeps what it played
+            write_game(pair, index, first_black, record, out, size)
+            live[pair.first, pair.second] = pair
+            save_tournament(live, out, size, settings, games_too=False)
+        black, white = colours(pair, first_black)
+        outcome = {0: "draw", 1: f"{black} wins", 2: f"{white} wins"}[record.winner]
+        stones = len(record.opening_moves) + len(record.moves)
+        progress.write(f"game {index + 1:3d}: {black} (black) vs {white} (white): {outcome} "
+                       f"({record.reason}, {stones} stones)", file=sys.stdout)
+        progress.update()
+
+    return report
+
+
+def _echo_lines(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(line)
+
+
+def _echo_tables(results: Mapping[object, MatchResult], test: Sprt | None,
+                 standings_too: bool) -> None:
+    """The tables by pair, by pairs of games, the SPRT verdicts and the standings."""
+    from ..arena.report import pair_lines, pentanomial_lines, sprt_lines, standing_lines
+
+    lines = pair_lines(results) + pentanomial_lines(results)
+    if test is not None:
+        lines += sprt_lines(results, test)
+    if standings_too:
+        lines += standing_lines(results)
+    _echo_lines(lines)
+
+
+@main.command()
+@click.argument("folders", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False))
+@click.option("--sprt", default=None,
+              metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20'",
+              help="Also the log-likelihood ratio of this SPRT per pair (as match --sprt).")
+def report(folders: tuple[str, ...], sprt: str | None) -> None:
+    """Print the results of saved matches: the FOLDERS written by ``match --out``
+    (their summary.json), summed by pair of engines over all of them.
+
+    Prints the tables ``match`` prints at its end (by pair, by pairs of games, the
+    standings and the forfeits; not the move times, which summary.json does not keep).
+    """
+    from ..arena.report import forfeit_lines, load_results
+
+    try:
+        results = load_results(folders)
+    except (OSError, ValueError, KeyError) as exc:
+        raise click.ClickException(f"cannot read the match: {exc}") from exc
+    if not any(r.games for r in results.values()):
+        raise click.ClickException("no games in " + ", ".join(folders))
+    _echo_tables(results, _parse_sprt(sprt) if sprt else None, standings_too=len(results) > 1)
+    _echo_lines(forfeit_lines(results))
+
+
+@main.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True,
+              help="The games' rule.")
+@click.option("--time-ms", type=click.FloatRange(0, None, min_open=True), default=2000.0,
+              show_default=True, help="Time of each question to the threat solver.")
+@click.option("--kind", type=click.Choice(["vcf", "vct"]), default="vcf", show_default=True,
+              help="The threats judged: fours only (VCF), or threes and fours (VCT).")
+def audit(folder: str, rule: str, time_ms: float, kind: str) -> None:
+    """Audit the games of a match FOLDER (``match --out``) for VCFs (or VCTs) the loser
+    allowed.
+
+    For every game won by a five, finds the loser's first move after which the winner
+    has a VCF (VCT): ALLOWED if another move there provably stops it, forced if none
+    does.  The opening's stones are not judged.  One line per game, then a summary.
+    """
+    from ..arena.audit import audit_folder
+
+    counts: dict[str, int] = {}
+    for number, loser, verdict in audit_folder(folder, RULES[rule], time_ms, kind):
+        key = f"{loser} {verdict.split(':')[0].split()[0]}"
+        counts[key] = counts.get(key, 0) + 1
+        click.echo(f"game {number:3d} (lost by {loser}): {verdict}")
+    click.echo("summary: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+def _engine_specs(engines: tuple[str, ...], infos: tuple[str, ...]) -> list[EngineSpec]:
+    """``NAME=COMMAND`` and ``[NAME:]KEY=VALUE`` options as :class:`EngineSpec` objects."""
+    from ..arena.match import EngineSpec, split_command  # noqa: F811 (the runtime import)
+
+    named: dict[str, list[str]] = {}
+    for spec in engines:
+        name, sep, command = spec.partition("=")
+        name = name.strip()
+        if not sep or not name or not command.strip():
+            raise click.BadParameter(f"{spec!r} is not NAME=COMMAND", param_hint="--engine")
+        if name in named:
+            raise click.BadParameter(f"two engines named {name!r}", param_hint="--engine")
+        named[name] = split_command(command)
+    options: dict[str, list[tuple[str, str]]] = {name: [] for name in named}
+    for item in infos:
+        target, colon, setting = item.partition(":")
+        if not colon or "=" in target:  # no NAME: (a value may contain a colon)
+            target, setting = "", item
+        key, sep, value = setting.partition("=")
+        if not sep or not key.strip() or " " in key.strip():
+            raise click.BadParameter(f"{item!r} is not [NAME:]KEY=VALUE", param_hint="--info")
+        if target and target not in named:
+            raise click.BadParameter(f"{item!r}: no engine named {target!r}",
+                                     param_hint="--info")
+        for name in ([target] if target else named):
+            options[name].append((key.strip(), value.strip()))
+    return [EngineSpec(name, tuple(command), tuple(options[name]))
+            for name, command in named.items()]
+
+
+def _parse_sprt(text: str) -> Sprt:
+    """``"elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20"`` (any subset, any order) as an
+    :class:`Sprt`."""
+    from ..arena.stats import Sprt
+
+    values: dict[str, float | int] = {}
+    for part in text.replace(",", " ").split():
+        key, sep, value = part.partition("=")
+        if not sep or key not in ("elo0", "elo1", "alpha", "beta", "min_games"):
+            raise click.BadParameter(f"{part!r}: expected elo0=, elo1=, alpha=, beta= or "
+                                     "min_games=", param_hint="--sprt")
+        try:
+            values[key] = int(value) if key == "min_games" else float(value)
+        except ValueError:
+            raise click.BadParameter(f"{part!r}: not a number", param_hint="--sprt") from None
+    return Sprt(**values)

@@ -1,0 +1,73 @@
+"""The ``gomoku-engine`` click group, the protocol without a subcommand, and the options
+its commands share (``--rule``, ``--algorithm``).
+
+With no subcommand ``gomoku-engine`` serves the Gomocup protocol on stdin/stdout, exactly
+like ``pbrain-gomoku-engine`` (the name managers look for; :mod:`gomoku_engine.pbrain`
+serves it without importing this package).
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..core.constants import RULE_NAMES, Rule
+
+#: ``--rule`` names (the Gomocup's), with caro as Gomocup runs it (rule 8, overlines
+#: count) and caro5 for Piskvork's "standard caro" (rule 9, exactly five).
+RULES = {**RULE_NAMES, "caro5": Rule.CARO_STANDARD}
+#: ``INFO rule`` codes ``--rule`` also accepts (../shared/protocol.md section 4.1; 2 is
+#: Yixin-Board's code for renju)
+RULE_CODES = {"0": "freestyle", "1": "standard", "2": "renju", "4": "renju", "8": "caro",
+              "9": "caro5"}
+
+
+class RuleChoice(click.Choice):
+    """``--rule``: a rule's name or its protocol code (``0`` is ``freestyle``, ...);
+    the value is always the name, a key of :data:`RULES`."""
+
+    def __init__(self) -> None:
+        super().__init__(sorted(RULES))
+
+    def convert(self, value, param, ctx):  # noqa: ANN001 (click's signature)
+        return super().convert(RULE_CODES.get(str(value).strip(), value), param, ctx)
+
+    def get_metavar(self, param, *args, **kwargs):  # noqa: ANN001
+        return "[" + "|".join(sorted(RULES)) + "|" + "|".join(RULE_CODES) + "]"
+
+
+RULE_CHOICE = RuleChoice()
+
+ALGORITHM_CHOICE = click.Choice(["alphabeta", "ga"])
+ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang (2014)."
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gomoku-engine")
+@click.option("--level", type=click.IntRange(1, 10), default=None, metavar="1..10",
+              help="Strength level when serving the protocol (10 = full strength) "
+                   "[default: 10].")
+@click.pass_context
+def main(ctx: click.Context, level: int | None) -> None:
+    """Gomoku engine speaking the Gomocup (pbrain) protocol.
+
+    Without a subcommand, serve the protocol on stdin/stdout (like ``serve``).
+    ``gomoku-engine --level 3`` serves it at strength level 3.
+    """
+    ctx.ensure_object(dict)  # {"started_at": ...} from the entry point, if it set one
+    if ctx.invoked_subcommand is None:
+        serve(ctx, level or 10)
+    elif level is not None:
+        ctx.obj["level"] = level  # read by ``serve``
+
+
+LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strength); "
+              "INFO strength 0..100 changes it.")
+
+
+def serve(ctx: click.Context, level: int, algorithm: str = "alphabeta", seed: int = 0,
+           max_depth: int | None = None, threads: int = 1) -> None:
+    """The protocol loop on stdin/stdout at these settings; its clock starts when the
+    process started (``ctx.obj["started_at"]``, set by :mod:`gomoku_engine.pbrain`)."""
+    from ..protocol.stdio import serve as serve_stdio
+
+    serve_stdio(level, algorithm, seed, max_depth, threads, started_at=ctx.obj.get("started_at"))

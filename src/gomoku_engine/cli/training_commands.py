@@ -1,0 +1,116 @@
+"""The evaluation's training pipeline: ``selfplay``, ``label``, ``tune``."""
+
+from __future__ import annotations
+
+import click
+
+from .group import RULE_CHOICE, RULES, main
+
+
+@main.command()
+@click.option("--rule", type=RULE_CHOICE, default="freestyle", show_default=True)
+@click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
+@click.option("--games", type=click.IntRange(1, None), default=1000, show_default=True)
+@click.option("--nodes", type=click.IntRange(100, None), default=8000, show_default=True,
+              help="Node budget of each engine move.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes playing games side by side (the games do not depend on it).")
+@click.option("--engine", "command", default=None,
+              help="Command line of another Gomocup engine (e.g. a rapfi build's pbrain-rapfi) "
+                   "to play both sides from the same openings instead of this one.")
+@click.option("--depth", type=click.IntRange(1, 60), default=10, show_default=True,
+              help="With --engine: the depth limit of its search (INFO max_depth).")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="The .npz file to write.")
+def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: int,
+             command: str | None, depth: int, out: str) -> None:
+    """Play seeded self-play games from random openings and save them for `tune`."""
+    import shlex
+
+    from tqdm import tqdm
+
+    from ..training.selfplay import generate, generate_external, save
+
+    argv = None if command is None else shlex.split(command)
+    with tqdm(total=games, unit="game", disable=None) as bar:
+        if argv is None:
+            records = generate(RULES[rule], games, seed, nodes, size, workers,
+                               progress=lambda _: bar.update())
+        else:
+            if workers > 1:
+                raise click.UsageError("--engine plays its games in one process: no --workers")
+            records = generate_external(argv, RULES[rule], games, seed, depth, size,
+                                        progress=lambda _: bar.update())
+    save(out, records, size, RULES[rule], 0 if argv else nodes, seed, argv, depth)
+    wins = [sum(r.result == c for r in records) for c in (1, 2, 0)]
+    click.echo(f"{games} games, {sum(len(r.moves) for r in records)} moves: black {wins[0]}, "
+               f"white {wins[1]}, draws {wins[2]} -> {out}")
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
+@click.option("--engine", "command", required=True,
+              help="Command line of the Gomocup engine that scores the positions "
+                   "(e.g. a rapfi build's pbrain-rapfi).")
+@click.option("--depth", type=click.IntRange(1, 60), default=12, show_default=True,
+              help="Depth limit of its search (INFO max_depth).")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="The .npz file of scores to write.")
+def label(games: tuple[str, ...], command: str, depth: int, out: str) -> None:
+    """Score the quiet positions of `selfplay` GAMES files with another engine, for
+    `tune --labels`."""
+    import shlex
+
+    from tqdm import tqdm
+
+    from ..training.labelling import label_games, save_labels
+    from ..training.selfplay import load
+
+    records = load(list(games))
+    argv = shlex.split(command)
+    with tqdm(total=len(records["length"]), unit="game", disable=None) as bar:
+        labels = label_games(records, argv, depth,
+                             progress=lambda n: (bar.update(), bar.set_postfix(positions=n)))
+    save_labels(out, labels, depth, argv)
+    click.echo(f"{len(labels.game)} positions of {len(records['length'])} games scored, "
+               f"{int((labels.mate != 0).sum())} of them forced wins -> {out}")
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
+@click.option("--l2", type=click.FloatRange(0, None), default=None,
+              help="Pull towards the hand-set values [default: tuning.DEFAULT_L2].")
+@click.option("--labels", "labels_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="Fit to an engine's scores of the positions (a `label` "
+                                 "file of these GAMES) instead of the results alone.")
+@click.option("--mix", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+              help="With --labels: weight of the engine's score in the target, the rest "
+                   "being the game result.")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Where to write the fitted table [default: the package's own file "
+                   "for the games' rule, which the engine loads].")
+def tune(games: tuple[str, ...], l2: float | None, labels_path: str | None, mix: float,
+         out: str | None) -> None:
+    """Fit the evaluation's point values to the results of `selfplay` GAMES files."""
+    from ..eval.classical import learned_file
+    from ..training.labelling import load_labels
+    from ..training.selfplay import load
+    from ..training.tuning import DEFAULT_L2, build_dataset, build_labelled_dataset, fit, save_fit
+
+    records = load(list(games))
+    if labels_path is None:
+        data = build_dataset(records)
+    else:
+        data, scale = build_labelled_dataset(records, load_labels(labels_path), mix)
+        click.echo(f"engine scores: {scale:.1f} per logit of the results")
+    click.echo(f"{len(data.target)} quiet positions from {len(records['length'])} games")
+    result = fit(data, DEFAULT_L2 if l2 is None else l2)
+    path = out or learned_file(records["rule"])
+    save_fit(path, result, records["rule"])
+    click.echo(f"held-out log-loss: hand-set {result.handset_loss:.4f} (scale "
+               f"{result.scale:.0f}), learned {result.learned_loss:.4f}; "
+               f"{result.train_positions} training / {result.test_positions} held-out "
+               f"positions -> {path}")
