@@ -1,9 +1,10 @@
 """The package's layout is its architecture: the import-linter contracts of pyproject.toml
-(layers, and independence of the engine's users) hold, and no module imports itself
-through others."""
+(layers, and independence of the engine's users) hold, no module imports itself
+through others, no private table is left unused, and classes and functions stay small."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -34,3 +35,43 @@ def test_no_import_cycles():
             if back is not None:
                 cycles.append((importer, *back))
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+PACKAGE = ROOT / "src" / "gomoku_engine"
+
+
+def _modules() -> list[tuple[Path, ast.Module]]:
+    return [(path, ast.parse(path.read_text())) for path in sorted(PACKAGE.rglob("*.py"))]
+
+
+def test_no_private_table_is_left_unused():
+    """A module-level private name nothing in its module reads is dead (two such command
+    tables outlived their use in the protocol loop)."""
+    dead = []
+    for path, tree in _modules():
+        assigned = [target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                    if isinstance(target, ast.Name) and target.id.startswith("_")
+                    and not target.id.startswith("__")]
+        read = {node.id for node in ast.walk(tree)
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        dead += [f"{path.relative_to(PACKAGE)}: {name}" for name in assigned if name not in read]
+    assert not dead, dead
+
+
+def _is_kernel(node: ast.FunctionDef) -> bool:
+    return any("njit" in ast.unparse(decorator) for decorator in node.decorator_list)
+
+
+def test_classes_and_python_functions_stay_small():
+    """No class over 300 lines and no Python function over 80 (jitted kernels aside: a
+    kernel's length buys speed, a function's does not)."""
+    large = []
+    for path, tree in _modules():
+        for node in ast.walk(tree):
+            length = getattr(node, "end_lineno", 0) - getattr(node, "lineno", 0) + 1
+            if isinstance(node, ast.ClassDef) and length > 300:
+                large.append(f"class {path.relative_to(PACKAGE)}:{node.name} {length} lines")
+            if isinstance(node, ast.FunctionDef) and not _is_kernel(node) and length > 80:
+                large.append(f"def {path.relative_to(PACKAGE)}:{node.name} {length} lines")
+    assert not large, large
