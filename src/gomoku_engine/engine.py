@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from .core.constants import BLACK, Rule
@@ -132,10 +132,7 @@ class Engine:
 
         :raises ValueError: for an unknown name (the algorithm is then unchanged).
         """
-        if name not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {name!r}: expected one of "
-                             + ", ".join(ALGORITHMS))
-        self.algorithm = name
+        self.algorithm = _known("algorithm", name, ALGORITHMS)
 
     def set_opening_rule(self, name: str) -> None:
         """Choose the opening rule by name (see :mod:`gomoku_engine.core.opening_rules`); it
@@ -143,10 +140,7 @@ class Engine:
 
         :raises ValueError: for an unknown name (the rule is then unchanged).
         """
-        if name not in OPENING_RULES:
-            raise ValueError(f"unknown opening rule {name!r}: expected one of "
-                             + ", ".join(OPENING_RULES))
-        self.opening_rule = name
+        self.opening_rule = _known("opening rule", name, OPENING_RULES)
 
     def set_hash_size(self, megabytes: float) -> None:
         """Resize the transposition table (MiB); its contents are lost."""
@@ -262,3 +256,13 @@ class Engine:
                     time_ms, first or [])
             finally:
                 self._state.stop[0] = 0
+
+
+def _known(kind: str, name: str, names: Iterable[str]) -> str:
+    """``name`` if it is one of ``names``.
+
+    :raises ValueError: naming the ``kind`` of setting and the names it accepts.
+    """
+    if name not in names:
+        raise ValueError(f"unknown {kind} {name!r}: expected one of " + ", ".join(names))
+    return name
