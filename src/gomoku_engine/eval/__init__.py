@@ -6,7 +6,9 @@ threat classes and the renju fouls (rules, not evaluation); everything else it k
 the evaluation goes through the names exported here:
 
 * :func:`eval_table` builds, for a rule and an evaluation name (:data:`EVALUATIONS`, the
-  ``INFO evaluation`` setting), the constant table ``Tables.eval_table``;
+  ``INFO evaluation`` setting), the constant table ``Tables.eval_table``, and
+  :func:`new_eval_state` allocates the incremental arrays ``Position.eval_value`` and
+  ``Position.eval_sum``;
 * the hooks that :func:`~gomoku_engine.game.position.make_move` and
   :func:`~gomoku_engine.game.position.unmake_move` call inline in their single pass over
   the changed points: :func:`reset_eval`, :func:`update_point` (a point's patterns
@@ -21,9 +23,9 @@ Plugging in a new evaluation.  Another table of the same form (values per 4-patt
 code) is a new name in :data:`EVALUATIONS` and a branch of
 :func:`gomoku_engine.eval.classical.combination_tables`: no kernel changes.  Another form
 (other tables, a small network with its own incremental state) is one new module in this
-folder defining the same hooks and functions as :mod:`gomoku_engine.eval.evaluator`, with
-its arrays named ``eval_*`` in ``Position`` / ``Tables`` (allocated by
-:func:`gomoku_engine.game.position.new_position`), and the import below switched to it:
+folder defining the same hooks and functions as :mod:`gomoku_engine.eval.evaluator` (it
+chooses the shapes and dtypes of its ``eval_*`` arrays in ``Position`` and ``Tables``;
+a third array would be one new field there), and the import below switched to it:
 numba cannot cache a kernel that takes a jitted function as an argument, so the
 evaluation is chosen at compile time by this import, and among tables of one form at run
 time by name.  No code outside this folder indexes the evaluation's arrays.
@@ -32,12 +34,13 @@ time by name.  No code outside this folder indexes the evaluation's arrays.
 from .classical import EVALUATIONS
 from .evaluator import (
     EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, clear_point, eval_table, evaluate, log_point,
-    move_score, point_priorities, point_priority, reset_eval, restore_point, restore_state,
-    save_state, update_point,
+    move_score, new_eval_state, point_priorities, point_priority, reset_eval, restore_point,
+    restore_state, save_state, update_point,
 )
 
 __all__ = [
     "EVALUATIONS", "EVAL_SAVED_FIELDS", "EVAL_UNDO_FIELDS", "clear_point", "eval_table",
-    "evaluate", "log_point", "move_score", "point_priorities", "point_priority", "reset_eval",
-    "restore_point", "restore_state", "save_state", "update_point",
+    "evaluate", "log_point", "move_score", "new_eval_state", "point_priorities",
+    "point_priority", "reset_eval", "restore_point", "restore_state", "save_state",
+    "update_point",
 ]

@@ -44,6 +44,12 @@ def eval_table(rule: Rule, evaluation: str) -> npt.NDArray[np.int32]:
     return combination_tables(rule, evaluation)[1]
 
 
+def new_eval_state(n_cells: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    """The evaluation's incremental arrays for a board of ``n_cells`` padded cells, zeroed:
+    ``(Position.eval_value int32[2, n_cells], Position.eval_sum int64[2])``."""
+    return np.zeros((2, n_cells), np.int32), np.zeros(2, np.int64)
+
+
 @njit(inline="always")
 def _set_value(pos: Any, side: int, cell: int, v: int) -> None:
     pos.eval_sum[side] += v - pos.eval_value[side, cell]

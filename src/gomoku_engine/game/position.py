@@ -29,8 +29,8 @@ from ..core.constants import (
     T_NONE, T_OPEN_FOUR, WALL, Rule,
 )
 from ..eval import (
-    EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, clear_point, eval_table, log_point, reset_eval,
-    restore_point, restore_state, save_state, update_point,
+    EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, clear_point, eval_table, log_point, new_eval_state,
+    reset_eval, restore_point, restore_state, save_state, update_point,
 )
 from ..eval.classical import FOUL_MAYBE, FOUL_NO, class_tables
 from ..core.geometry import Geometry
@@ -136,7 +136,6 @@ def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> 
     :raises ValueError: for an unknown ``evaluation``.
     """
     threat, foul = class_tables()
-    value = eval_table(rule, evaluation)
     rng = np.random.default_rng(ZOBRIST_SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)
     zobrist = zobrist.astype(np.uint64) * np.uint64(2) + np.uint64(1)
@@ -147,23 +146,24 @@ def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> 
     return Tables(line[0] | (line[1] << 4), threat, foul, zobrist, geometry.directions,
                   geometry.neighbourhood, geometry.points, geometry.windows,
                   geometry.window_dir, geometry.cell_window_start, geometry.cell_window_list,
-                  params, value)
+                  params, eval_table(rule, evaluation))
 
 
 def new_position(geometry: Geometry, tables: Tables) -> Position:
     """An empty board: allocate the arrays and fill them with :func:`reset_position`."""
     n, nw, npts = geometry.n_cells, geometry.n_windows, geometry.width * geometry.height
+    eval_value, eval_sum = new_eval_state(n)
     position = Position(
         cells=np.full(n, WALL, np.int8),
         keys=np.zeros((n, 4), np.int32),
         patterns=np.zeros((2, n, 4), np.int8),
         threat=np.zeros((2, n), np.int8),
-        eval_value=np.zeros((2, n), np.int32),
+        eval_value=eval_value,
         foul=np.zeros(n, np.int8),
         maybe_foul=np.zeros(n, np.int8),
         near=np.zeros(n, np.int8),
         threat_count=np.zeros((2, N_THREATS), np.int32),
-        eval_sum=np.zeros(2, np.int64),
+        eval_sum=eval_sum,
         window_count=np.zeros((2, nw), np.int8),
         state=np.zeros(5, np.int64),
         key=np.zeros(1, np.uint64),
@@ -475,8 +475,8 @@ def unmake_move(pos: Position, tab: Tables) -> None:
     """Take back the last move played with :func:`make_move`.
 
     The points' patterns, classes, evaluation state and foul marks come back from the undo
-    log and the counts and the evaluation's sums from the per-ply copy: nothing is looked up or recomputed (which
-    made a take-back cost as much as the move).
+    log and the counts and the evaluation's sums from the per-ply copy: nothing is looked
+    up or recomputed (which made a take-back cost as much as the move).
     """
     ply = pos.state[PLY] - 1
     cell = pos.moves[ply]
