@@ -31,7 +31,7 @@ from gomoku_engine.eval.classical import (
     combination_tables, reference_evaluation, reference_point_patterns,
 )
 from gomoku_engine.core.notation import parse_moves
-from gomoku_engine.game.position import evaluate
+from gomoku_engine.eval import evaluate
 from gomoku_engine.core.rules import foul_type
 
 REPO = Path(__file__).resolve().parents[1]
@@ -271,7 +271,7 @@ def check_against_reference(board: Board) -> None:
     (evaluation, line patterns, threats and their counts, renju fouls, key, neighbourhood)."""
     pos, g, threats = board.position, board.geometry, _threat_table()
     black, white, score = reference_evaluation(g, pos.cells, board.rule, board.to_move)
-    assert list(pos.value_sum) == [black, white]
+    assert list(pos.eval_sum) == [black, white]
     assert evaluate(pos) == score
     counts = np.zeros((2, N_THREATS), np.int64)
     for cell in g.points:

@@ -3,10 +3,16 @@ recomputation is :func:`helpers.check_against_reference`)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import gomoku_engine
+from gomoku_engine.eval import evaluator
+from gomoku_engine.game import position
 from gomoku_engine.game.board import Board
 from gomoku_engine.core.constants import BLACK, Rule
 
@@ -73,3 +79,16 @@ def test_standard_overline_is_no_win():
         free.play(x, 0, BLACK)
     free.play(3, 0, BLACK)
     assert free.winner == BLACK
+
+
+def test_only_the_evaluation_touches_its_arrays():
+    """The evaluator seam: ``eval_*`` arrays of the position and its tables are read and
+    written by :mod:`gomoku_engine.eval` alone, and the evaluation agrees with the position
+    on where the side to move is kept."""
+    package = Path(gomoku_engine.__file__).parent
+    offenders = [str(path.relative_to(package)) for path in package.rglob("*.py")
+                 if path.parent.name != "eval"
+                 and re.search(r"(?<!eval)\.eval_(value|sum|table)\b|\.value(_sum)?\[|combo_value",
+                               path.read_text())]
+    assert offenders == []
+    assert evaluator.TO_MOVE == position.TO_MOVE

@@ -159,9 +159,9 @@ def test_hard_time_limit_stops_the_search():
 
 def test_board_is_unchanged_by_search():
     engine = engine_at("j12o10m10m12o12l9o7k7j7n6j13l11")
-    before = engine.board.stones(), engine.board.key(), engine.board.position.value_sum.copy()
+    before = engine.board.stones(), engine.board.key(), engine.board.position.eval_sum.copy()
     engine.search(Limits(depth=5))
-    after = engine.board.stones(), engine.board.key(), engine.board.position.value_sum
+    after = engine.board.stones(), engine.board.key(), engine.board.position.eval_sum
     assert before[0] == after[0] and before[1] == after[1] and (before[2] == after[2]).all()
 
 

@@ -139,7 +139,7 @@ def test_takeback_under_renju_leaves_the_recomputed_state():
     assert sorted(board.stones()) == sorted(fresh.stones())
     assert board.to_move == fresh.to_move == BLACK
     assert board.key() == fresh.key() and board.foul_points() == fresh.foul_points() == []
-    for name in ("cells", "value_sum", "threat", "threat_count", "foul", "patterns", "near"):
+    for name in ("cells", "eval_sum", "threat", "threat_count", "foul", "patterns", "near"):
         assert np.array_equal(getattr(board.position, name), getattr(fresh.position, name)), name
     check_against_reference(board)
 

@@ -15,7 +15,7 @@ from gomoku_engine.eval.classical import (
     EVALUATIONS, N_CANON, canon_table, canonical_values, combination_tables,
     handset_canonical_values, learned_file, learned_values, reference_evaluation,
 )
-from gomoku_engine.game.position import evaluate
+from gomoku_engine.eval import evaluate
 
 SHIPPED = [rule for rule in Rule if learned_file(rule).exists()]
 
@@ -53,8 +53,8 @@ def test_shipped_table_loads_and_ranks_a_five_above_a_four(rule):
     three = table[code(OPEN_THREE, ONE, ONE, ONE)]
     assert five > open_four > three and five > four
     # the engine plays with it by default, and the hand-set table stays available
-    assert (Board(15, rule=rule).tables.combo_value == table).all()
-    assert not (Board(15, rule=rule, evaluation="handset").tables.combo_value == table).all()
+    assert (Board(15, rule=rule).tables.eval_table == table).all()
+    assert not (Board(15, rule=rule, evaluation="handset").tables.eval_table == table).all()
 
 
 @pytest.mark.parametrize("evaluation", EVALUATIONS)
@@ -74,7 +74,7 @@ def test_incremental_evaluation_equals_the_reference(rule, evaluation):
                 board.undo()
         black, white, score = reference_evaluation(board.geometry, board.position.cells,
                                                    rule, board.to_move, evaluation)
-        assert list(board.position.value_sum) == [black, white]
+        assert list(board.position.eval_sum) == [black, white]
         assert evaluate(board.position) == score
 
 

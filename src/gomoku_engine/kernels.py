@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from .core.constants import Rule
 from .core.patterns import line_table
 from .engine import DEFAULT_ALGORITHM, Engine
-from .game.position import evaluate
+from .eval import evaluate
 from .search import threats
 from .search.driver import fallback_move, new_states
 from .search.limits import Limits

@@ -162,6 +162,13 @@ def combination_tables(rule: Rule = Rule.FREESTYLE, evaluation: str = "learned"
     return threat, value, foul
 
 
+def class_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """The rules' half of :func:`combination_tables`, the same for every evaluation:
+    ``(threat int8[65536], foul int8[65536])`` per 4-pattern code; read-only."""
+    threat, _, foul, _ = _base_tables()
+    return threat, foul
+
+
 #: ``INFO evaluation`` / ``Engine(evaluation=...)`` choices
 EVALUATIONS = ("learned", "handset")
 
@@ -271,6 +278,7 @@ def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: 
 
 __all__ = [
     "EVALUATIONS", "LINE_VALUE", "N_CANON", "THREAT_BONUS", "canon_table", "canonical_values",
+    "class_tables",
     "combination_tables", "handset_canonical_values", "learned_file", "learned_values",
     "point_value", "reference_evaluation",
     "reference_point_patterns", "static_score", "threat_class",

@@ -30,8 +30,8 @@ class Board:
 
     :param width: columns (5..32).
     :param height: rows (5..32); defaults to ``width``.
-    :param evaluation: the point values of the static evaluation, ``"learned"`` or
-        ``"handset"`` (:func:`gomoku_engine.eval.classical.combination_tables`).
+    :param evaluation: the static evaluation's tables, a name of
+        :data:`gomoku_engine.eval.EVALUATIONS` (:func:`gomoku_engine.eval.eval_table`).
     :raises ValueError: on an unsupported size or an unknown evaluation.
     """
 

@@ -1,14 +1,15 @@
-"""Position kernels: the flat int8 board with incremental line keys, patterns and evaluation.
+"""Position kernels: the flat int8 board with incremental line keys, patterns and threats.
 
 A :class:`Position` is a bundle of typed numpy arrays (numba receives it as a named
 tuple); :class:`Tables` holds what never changes during a game (line tables, pattern
 tables, Zobrist keys).  :func:`make_move` and :func:`unmake_move` update, for the at most
 40 points within five cells of the move along its four lines, the line keys, the line
-patterns of both colours, the points' threat classes and values, the per-class counts and
-the value sums; plus the stone counts of the (at most 20) five-cell windows through the
+patterns of both colours, the points' threat classes and the per-class counts, and call
+the evaluation's hooks (:mod:`gomoku_engine.eval`) for the points whose patterns changed,
+in the same pass; plus the stone counts of the (at most 20) five-cell windows through the
 move, which tell in O(1) whether the move made five, and the 64-bit Zobrist key.  The
 move history (moves and previous keys) is the per-ply state stack; ``make_move`` also logs
-each point it changes (``Position.undo``) and copies the counts and sums per ply
+each point it changes (``Position.undo``) and copies the counts per ply
 (``count_stack``), and ``unmake_move`` restores them from there instead of recomputing.
 
 Contract of every kernel: the caller passes a legal move (an empty on-board point) for
@@ -24,10 +25,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.constants import (
-    BLACK, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_THREATS, OPEN_FOUR, PAD, T_FOUR, T_FOUR_THREE,
+    BLACK, EMPTY, FIVE, FOUR, N_THREATS, OPEN_FOUR, PAD, T_FOUR, T_FOUR_THREE,
     T_NONE, T_OPEN_FOUR, WALL, Rule,
 )
-from ..eval.classical import EVAL_DIV, EVAL_OPP, EVAL_OWN, FOUL_MAYBE, FOUL_NO, combination_tables
+from ..eval import (
+    EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, clear_point, eval_table, log_point, new_eval_state,
+    reset_eval, restore_point, restore_state, save_state, update_point,
+)
+from ..eval.classical import FOUL_MAYBE, FOUL_NO, class_tables
 from ..core.geometry import Geometry
 from ..core.jit import njit
 from ..core.patterns import line_table
@@ -44,7 +49,6 @@ class Tables(NamedTuple):
     #: in a table half the size of int8[2, 2**20], which did not fit in a core's L2 cache
     line_pair: npt.NDArray[np.uint8]
     combo_threat: npt.NDArray[np.int8]  #: int8[65536] threat class per 4-pattern code
-    combo_value: npt.NDArray[np.int32]  #: int32[65536] point value per 4-pattern code
     combo_foul: npt.NDArray[np.int8]  #: int8[65536] renju black's foul kind per code
     zobrist: npt.NDArray[np.uint64]  #: uint64[3, n_cells]; [0, 0] is the side-to-move key
     directions: npt.NDArray[np.int32]  #: int32[4]
@@ -55,6 +59,9 @@ class Tables(NamedTuple):
     cell_window_start: npt.NDArray[np.int32]  #: int32[n_cells+1]
     cell_window_list: npt.NDArray[np.int32]  #: int32[...]
     params: npt.NDArray[np.int64]  #: int64[7]: see the P_* indices
+    #: the evaluation's constant table, read only by :mod:`gomoku_engine.eval`
+    #: (``eval_table``: int32[65536] a point's value per 4-pattern code)
+    eval_table: npt.NDArray[np.int32]
 
 
 class Position(NamedTuple):
@@ -64,7 +71,9 @@ class Position(NamedTuple):
     keys: npt.NDArray[np.int32]  #: int32[n_cells, 4] line key per point and direction
     patterns: npt.NDArray[np.int8]  #: int8[2, n_cells, 4] line pattern per colour
     threat: npt.NDArray[np.int8]  #: int8[2, n_cells] threat class (0 on occupied points)
-    value: npt.NDArray[np.int32]  #: int32[2, n_cells] point value (0 on occupied points)
+    #: the evaluation's state, read and written only by :mod:`gomoku_engine.eval`:
+    #: int32[2, n_cells] point values (0 on occupied points), int64[2] their sums
+    eval_value: npt.NDArray[np.int32]
     #: int8[n_cells] renju: black's foul type on an empty point (rules.py codes), else 0
     foul: npt.NDArray[np.int8]
     #: int8[n_cells] renju: 1 where black's lines show two open threes (a foul only if
@@ -72,7 +81,7 @@ class Position(NamedTuple):
     maybe_foul: npt.NDArray[np.int8]
     near: npt.NDArray[np.int8]  #: int8[n_cells] stones in the 5x5 square around a point
     threat_count: npt.NDArray[np.int32]  #: int32[2, N_THREATS] empty points per class
-    value_sum: npt.NDArray[np.int64]  #: int64[2] sum of point values per colour
+    eval_sum: npt.NDArray[np.int64]
     window_count: npt.NDArray[np.int8]  #: int8[2, n_windows] stones per window and colour
     state: npt.NDArray[np.int64]  #: int64[4]: stones, side to move, winner, maybe fouls
     key: npt.NDArray[np.uint64]  #: uint64[1] Zobrist key of the position
@@ -83,7 +92,7 @@ class Position(NamedTuple):
     undo: npt.NDArray[np.int32]
     undo_start: npt.NDArray[np.int32]  #: int32[width*height+1] first undo entry per ply
     #: int64[width*height+1, COUNT_FIELDS] per ply, before the move: the per-class counts
-    #: of both colours, the two value sums and state[MAYBE_FOULS]
+    #: of both colours, the evaluation's saved state and state[MAYBE_FOULS]
     count_stack: npt.NDArray[np.int64]
 
 
@@ -95,13 +104,16 @@ MAYBE_FOULS = 3  # empty points with maybe_foul set
 UNDO_LEN = 4  # entries in Position.undo
 
 # Position.undo columns: the point, the direction whose patterns changed (-1: none), the
-# old patterns of both colours there, the old threat classes, values, foul and maybe_foul
-U_CELL, U_DIR, U_PATTERN, U_THREAT, U_VALUE, U_FOUL, U_MAYBE = 0, 1, 2, 4, 6, 8, 9
-UNDO_FIELDS = 10
+# old patterns of both colours there, the old threat classes, the evaluation's columns
+# (its point state), foul and maybe_foul
+U_CELL, U_DIR, U_PATTERN, U_THREAT, U_EVAL = 0, 1, 2, 4, 6
+U_FOUL = U_EVAL + EVAL_UNDO_FIELDS
+U_MAYBE = U_FOUL + 1
+UNDO_FIELDS = U_MAYBE + 1
 # Position.count_stack columns: both colours' per-class counts (side * N_THREATS + class),
-# then the two value sums, then state[MAYBE_FOULS]
-CS_VALUE_SUM = 2 * N_THREATS
-CS_MAYBE_FOULS = CS_VALUE_SUM + 2
+# then the evaluation's saved state, then state[MAYBE_FOULS]
+CS_EVAL = 2 * N_THREATS
+CS_MAYBE_FOULS = CS_EVAL + EVAL_SAVED_FIELDS
 COUNT_FIELDS = CS_MAYBE_FOULS + 1
 #: undo entries a move may write besides renju's: its own point and the 40 of its lines
 UNDO_PER_MOVE = 41
@@ -119,10 +131,11 @@ P_RENJU = 6  # 1: black's fouls are kept in Position.foul
 def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> Tables:
     """Build the constant tables for a board size and rule (line tables are cached per rule).
 
-    :param evaluation: the point values: ``"learned"`` or ``"handset"``
-        (:func:`gomoku_engine.eval.classical.combination_tables`).
+    :param evaluation: the evaluation's tables, a name of
+        :data:`gomoku_engine.eval.EVALUATIONS` (:func:`gomoku_engine.eval.eval_table`).
+    :raises ValueError: for an unknown ``evaluation``.
     """
-    threat, value, foul = combination_tables(rule, evaluation)
+    threat, foul = class_tables()
     rng = np.random.default_rng(ZOBRIST_SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)
     zobrist = zobrist.astype(np.uint64) * np.uint64(2) + np.uint64(1)
@@ -130,26 +143,27 @@ def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> 
                        geometry.stride, int(rule.exact_five(3 - BLACK)), int(rule.caro),
                        int(rule == Rule.RENJU)], np.int64)
     line = line_table(rule).astype(np.uint8)
-    return Tables(line[0] | (line[1] << 4), threat, value, foul, zobrist, geometry.directions,
+    return Tables(line[0] | (line[1] << 4), threat, foul, zobrist, geometry.directions,
                   geometry.neighbourhood, geometry.points, geometry.windows,
                   geometry.window_dir, geometry.cell_window_start, geometry.cell_window_list,
-                  params)
+                  params, eval_table(rule, evaluation))
 
 
 def new_position(geometry: Geometry, tables: Tables) -> Position:
     """An empty board: allocate the arrays and fill them with :func:`reset_position`."""
     n, nw, npts = geometry.n_cells, geometry.n_windows, geometry.width * geometry.height
+    eval_value, eval_sum = new_eval_state(n)
     position = Position(
         cells=np.full(n, WALL, np.int8),
         keys=np.zeros((n, 4), np.int32),
         patterns=np.zeros((2, n, 4), np.int8),
         threat=np.zeros((2, n), np.int8),
-        value=np.zeros((2, n), np.int32),
+        eval_value=eval_value,
         foul=np.zeros(n, np.int8),
         maybe_foul=np.zeros(n, np.int8),
         near=np.zeros(n, np.int8),
         threat_count=np.zeros((2, N_THREATS), np.int32),
-        value_sum=np.zeros(2, np.int64),
+        eval_sum=eval_sum,
         window_count=np.zeros((2, nw), np.int8),
         state=np.zeros(5, np.int64),
         key=np.zeros(1, np.uint64),
@@ -186,8 +200,8 @@ def _combine(pos: Position, tab: Tables, side: int, cell: int) -> int:
 
 @njit
 def _classify_point(pos: Position, tab: Tables, side: int, cell: int) -> None:
-    """Recompute a counted empty point's threat class and value for ``side`` from its
-    patterns (the tables only), keeping the per-class counts and the value sums.
+    """Recompute a counted empty point's threat class for ``side`` from its patterns (the
+    tables only), keeping the per-class counts, and tell the evaluation.
 
     No renju test here, not even a branch: a branch in this kernel, which runs 80 times
     per move, stopped numba from pruning its reference counting and made make/unmake 25
@@ -195,16 +209,15 @@ def _classify_point(pos: Position, tab: Tables, side: int, cell: int) -> None:
     :func:`_renju_black_point`.
     """
     code = _combine(pos, tab, side, cell)
-    _set_class(pos, side, cell, tab.combo_threat[code], tab.combo_value[code])
+    _set_class(pos, side, cell, tab.combo_threat[code])
+    update_point(pos, tab, side, cell, code)
 
 
 @njit(inline="always")
-def _set_class(pos: Position, side: int, cell: int, t: int, v: int) -> None:
+def _set_class(pos: Position, side: int, cell: int, t: int) -> None:
     pos.threat_count[side, pos.threat[side, cell]] -= 1
     pos.threat_count[side, t] += 1
-    pos.value_sum[side] += v - pos.value[side, cell]
     pos.threat[side, cell] = t
-    pos.value[side, cell] = v
 
 
 @njit
@@ -225,9 +238,11 @@ def _renju_black_point(pos: Position, tab: Tables, cell: int) -> None:
         foul = foul_type(pos.cells, tab.directions, cell)
     pos.foul[cell] = foul
     if foul != 0:
-        _set_class(pos, 0, cell, T_NONE, 0)
+        _set_class(pos, 0, cell, T_NONE)
+        clear_point(pos, 0, cell)
     else:
-        _set_class(pos, 0, cell, tab.combo_threat[code], tab.combo_value[code])
+        _set_class(pos, 0, cell, tab.combo_threat[code])
+        update_point(pos, tab, 0, cell, code)
 
 
 @njit
@@ -290,7 +305,7 @@ def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
 @njit
 def _log_point(pos: Position, cell: int, d: int) -> None:
     """Append ``cell``'s state to the undo log, before the move changes it (its patterns
-    on line ``d``, or none if ``d`` is -1, and its classes, values and foul marks)."""
+    on line ``d``, or none if ``d`` is -1, its classes, evaluation state and foul marks)."""
     i = pos.state[UNDO_LEN]
     pos.state[UNDO_LEN] = i + 1
     u = pos.undo[i]
@@ -301,8 +316,7 @@ def _log_point(pos: Position, cell: int, d: int) -> None:
         u[U_PATTERN + 1] = pos.patterns[1, cell, d]
     u[U_THREAT] = pos.threat[0, cell]
     u[U_THREAT + 1] = pos.threat[1, cell]
-    u[U_VALUE] = pos.value[0, cell]
-    u[U_VALUE + 1] = pos.value[1, cell]
+    log_point(pos, u, U_EVAL, cell)
     u[U_FOUL] = pos.foul[cell]
     u[U_MAYBE] = pos.maybe_foul[cell]
 
@@ -320,8 +334,7 @@ def _restore_points(pos: Position, start: int) -> None:
             pos.patterns[1, cell, d] = u[U_PATTERN + 1]
         pos.threat[0, cell] = u[U_THREAT]
         pos.threat[1, cell] = u[U_THREAT + 1]
-        pos.value[0, cell] = u[U_VALUE]
-        pos.value[1, cell] = u[U_VALUE + 1]
+        restore_point(pos, u, U_EVAL, cell)
         pos.foul[cell] = u[U_FOUL]
         pos.maybe_foul[cell] = u[U_MAYBE]
     pos.state[UNDO_LEN] = start
@@ -342,9 +355,8 @@ def _remove_point(pos: Position, cell: int) -> None:
     """Stop counting a point that has just been occupied."""
     for side in range(2):
         pos.threat_count[side, pos.threat[side, cell]] -= 1
-        pos.value_sum[side] -= pos.value[side, cell]
         pos.threat[side, cell] = 0
-        pos.value[side, cell] = 0
+        clear_point(pos, side, cell)
     pos.state[MAYBE_FOULS] -= pos.maybe_foul[cell]
     pos.maybe_foul[cell] = 0
     pos.foul[cell] = 0
@@ -390,12 +402,11 @@ def reset_position(pos: Position, tab: Tables) -> None:
             pos.keys[cell, d] = key
     pos.patterns[:] = 0
     pos.threat[:] = 0
-    pos.value[:] = 0
     pos.foul[:] = 0
     pos.maybe_foul[:] = 0
     pos.near[:] = 0
     pos.threat_count[:] = 0
-    pos.value_sum[:] = 0
+    reset_eval(pos, tab)
     pos.window_count[:] = 0
     pos.state[MAYBE_FOULS] = 0
     pos.state[UNDO_LEN] = 0
@@ -420,7 +431,7 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
     for s in range(2):
         for t in range(N_THREATS):
             saved[s * N_THREATS + t] = pos.threat_count[s, t]
-        saved[CS_VALUE_SUM + s] = pos.value_sum[s]
+    save_state(pos, saved, CS_EVAL)
     saved[CS_MAYBE_FOULS] = pos.state[MAYBE_FOULS]
     pos.undo_start[ply] = pos.state[UNDO_LEN]
     _log_point(pos, cell, -1)
@@ -463,9 +474,9 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
 def unmake_move(pos: Position, tab: Tables) -> None:
     """Take back the last move played with :func:`make_move`.
 
-    The points' patterns, classes, values and foul marks come back from the undo log and
-    the counts and sums from the per-ply copy: nothing is looked up or recomputed (which
-    made a take-back cost as much as the move).
+    The points' patterns, classes, evaluation state and foul marks come back from the undo
+    log and the counts and the evaluation's sums from the per-ply copy: nothing is looked
+    up or recomputed (which made a take-back cost as much as the move).
     """
     ply = pos.state[PLY] - 1
     cell = pos.moves[ply]
@@ -486,7 +497,7 @@ def unmake_move(pos: Position, tab: Tables) -> None:
     for s in range(2):
         for t in range(N_THREATS):
             pos.threat_count[s, t] = saved[s * N_THREATS + t]
-        pos.value_sum[s] = saved[CS_VALUE_SUM + s]
+    restore_state(pos, saved, CS_EVAL)
     pos.state[MAYBE_FOULS] = saved[CS_MAYBE_FOULS]
     pos.key[0] = pos.key_stack[ply]
     pos.state[PLY] = ply
@@ -547,23 +558,6 @@ def pass_move(pos: Position, tab: Tables) -> None:
     pos.key[0] ^= tab.zobrist[0, 0]
 
 
-@njit
-def evaluate(pos: Position) -> int:
-    """Static evaluation for the side to move (int, clamped to +-EVAL_LIMIT).
-
-    See :func:`gomoku_engine.eval.classical.static_score` for the formula.
-    """
-    side = pos.state[TO_MOVE] - 1
-    own = pos.value_sum[side]
-    opp = pos.value_sum[1 - side]
-    score = (EVAL_OWN * own - EVAL_OPP * opp) // EVAL_DIV
-    if score > EVAL_LIMIT:
-        return EVAL_LIMIT
-    if score < -EVAL_LIMIT:
-        return -EVAL_LIMIT
-    return score
-
-
-__all__ = ["PAD", "Position", "Tables", "defends", "evaluate", "find_threat", "find_threat_near",
+__all__ = ["PAD", "Position", "Tables", "defends", "find_threat", "find_threat_near",
            "four_points", "make_move",
            "make_tables", "new_position", "pass_move", "reset_position", "unmake_move"]

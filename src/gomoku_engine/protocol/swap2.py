@@ -26,7 +26,7 @@ from ..game.board import Board
 from ..core.constants import BLACK, EMPTY, WHITE
 from ..engine import Engine, Limits
 from ..core.notation import Point
-from ..game.position import evaluate
+from ..eval import evaluate
 
 #: |score| (white to move) below which a position counts as balanced.
 BALANCED = 150

@@ -59,10 +59,10 @@ from ..core.constants import (
     EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, OPEN_FOUR, OPEN_THREE, T_FIVE, T_FOUR,
     T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
 )
-from ..eval.classical import DEFENCE_DIV, DEFENCE_NUM
+from ..eval import evaluate, move_score
 from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..game.position import (
-    P_RENJU, PLY, TO_MOVE, Position, Tables, defends, evaluate, find_threat, four_points,
+    P_RENJU, PLY, TO_MOVE, Position, Tables, defends, find_threat, four_points,
     make_move, unmake_move,
 )
 from .params import (  # the tunables: why each has its value is said there
@@ -286,7 +286,7 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
         if cell == tt_move:
             score = 1 << 30
         else:
-            score = pos.value[us, cell] + DEFENCE_NUM * pos.value[them, cell] // DEFENCE_DIV
+            score = move_score(pos, us, cell)
             if cell == k0 or cell == k1:
                 score += KILLER_BONUS
             elif cell == counter:

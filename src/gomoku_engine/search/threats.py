@@ -41,6 +41,7 @@ from ..core.constants import (
     TWO,
 )
 from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
+from ..eval import point_priority
 from ..game.position import (
     P_RENJU, TO_MOVE, Position, Tables, find_threat, find_threat_near, four_points, make_move,
     pass_move, unmake_move,
@@ -327,11 +328,10 @@ def _mark_line_defences(pos: Position, tab: Tables, ts: ThreatState, start: int,
 @njit(inline="always")
 def _order_score(pos: Position, killer: int, side: int, cell: int) -> int:
     """Sort key of :func:`_sort_by_score`: the killer first, then ``side``'s threat class,
-    then both colours' point values."""
+    then the evaluation's attack plus defence priority."""
     if cell == killer:
         return np.int64(1) << 40
-    return (np.int64(pos.threat[side, cell]) << 32) + pos.value[side, cell] \
-        + pos.value[1 - side, cell]
+    return (np.int64(pos.threat[side, cell]) << 32) + point_priority(pos, side, cell)
 
 
 @njit

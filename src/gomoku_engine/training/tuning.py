@@ -1,6 +1,6 @@
 """Fitting the point-value table to game results (the "Texel" method).
 
-The static evaluation (:func:`gomoku_engine.game.position.evaluate`) is linear in the point
+The static evaluation (:func:`gomoku_engine.eval.evaluate`) is linear in the point
 values: with ``n_own[c]`` / ``n_opp[c]`` the empty points whose four line patterns form the
 canonical combination ``c`` (:func:`gomoku_engine.eval.classical.canon_table`) for the side to move /
 the opponent,
