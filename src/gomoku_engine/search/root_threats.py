@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core.constants import EMPTY, MATE
 from ..core.notation import Point
+from ..eval import point_priorities
 from ..game.board import Board
 from ..game.position import make_move, pass_move, unmake_move
 from . import threats
@@ -148,7 +149,7 @@ class RootThreats:
         empty = points[(pos.cells[points] == EMPTY) & (pos.near[points] != 0)]
         if us == 0:
             empty = empty[pos.foul[empty] == 0]
-        priority = pos.value[us, empty].astype(np.int64) + pos.value[1 - us, empty]
+        priority = point_priorities(pos, us, empty)
         ordered = empty[np.argsort(-priority, kind="stable")]
         nearby = set(empty.tolist())
         line = np.array([c for c in dict.fromkeys(first) if c in nearby], np.int32)
