@@ -21,8 +21,9 @@ from pathlib import Path
 import click
 
 from gomoku_engine.core.constants import Rule, mate_in
-from gomoku_engine.engine import Engine, Limits
+from gomoku_engine.engine import Engine
 from gomoku_engine.arena.records import read_psq
+from gomoku_engine.search.policy import move_limits
 from gomoku_engine.search.timeman import TimeControl
 
 KINDS = ("thought", "quick, won", "quick, lost", "quick, forced", "quick, other")
@@ -30,8 +31,7 @@ KINDS = ("thought", "quick, won", "quick, lost", "quick, forced", "quick, other"
 
 def _classify(engine: Engine, turn_ms: int) -> str:
     """Why the engine moves at once here: search as a ``timeout_turn`` game would."""
-    soft, hard = TimeControl(turn_ms=turn_ms).budget(engine.board.ply)
-    result = engine.search(Limits(hard_ms=hard, soft_ms=soft))
+    result = engine.search(move_limits(TimeControl(turn_ms=turn_ms), engine.board.ply))
     mate = mate_in(result.score)
     if mate is not None:
         return "quick, won" if mate > 0 else "quick, lost"

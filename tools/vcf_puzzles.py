@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from gomoku_engine.core.constants import BLACK, WHITE, Rule
-from gomoku_engine.engine import Engine, Limits
+from gomoku_engine.engine import Engine
+from gomoku_engine.search.policy import move_limits
 from gomoku_engine.search.timeman import TimeControl
 
 PUZZLES = Path(__file__).resolve().parents[1].parent / "shared" / "puzzles" / "puzzles_dev.jsonl"
@@ -70,7 +71,7 @@ def main() -> None:
     args = parser.parse_args()
     records = [json.loads(line) for line in PUZZLES.read_text().splitlines() if line.strip()]
     records = [r for r in records if r["expected"]["kind"] == "vcf" and r["rule"] in RULES]
-    soft, hard = TimeControl(turn_ms=args.turn_ms).budget(0)
+    clock = TimeControl(turn_ms=args.turn_ms)
     solved = {"alphabeta": 0, "ga": 0}
     for record in records:
         row = [f"{record['id']:32s} {record['rule']:9s} depth {record['expected'].get('depth')}"]
@@ -78,7 +79,7 @@ def main() -> None:
             engine = Engine(record["size"], rule=RULES[record["rule"]], hash_mb=16,
                             algorithm=algorithm, seed=args.seed)
             setup(engine, record)
-            result = engine.search(Limits(hard_ms=hard, soft_ms=soft, start=time.perf_counter()))
+            result = engine.search(move_limits(clock, 0, start=time.perf_counter()))
             ok = wins(engine, record, result.move)
             solved[algorithm] += ok
             how = f", by {engine.last_ga['kind']}" if algorithm == "ga" else ""
