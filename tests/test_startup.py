@@ -20,6 +20,7 @@ from gomoku_engine.core import jit
 from gomoku_engine.protocol import kernel_loader
 from gomoku_engine.cli import main
 from gomoku_engine.kernels import CORE, GA, VCT, kernel_groups, warmup
+from gomoku_engine.core.combinations import class_tables
 from gomoku_engine.eval.classical import _base_tables, combination_tables
 from gomoku_engine.protocol.loop import START_WAIT_S, ProtocolLoop
 
@@ -150,11 +151,16 @@ def test_cached_arrays_are_built_once_then_read_back(tmp_path, monkeypatch):
     assert all(np.array_equal(x, y) for x, y in zip(a, again))
 
 
-def test_the_cached_combination_tables_equal_a_fresh_build():
-    fresh = _base_tables.__wrapped__()
-    cached = _base_tables()
-    assert len(fresh) == len(cached) == 4
+@pytest.mark.parametrize("build, count", [(_base_tables, 2), (class_tables, 2)])
+def test_the_cached_combination_tables_equal_a_fresh_build(build, count):
+    fresh = build.__wrapped__()
+    cached = build()
+    assert len(fresh) == len(cached) == count
     for x, y in zip(fresh, cached):
         assert x.dtype == y.dtype and np.array_equal(x, y) and not y.flags.writeable
+
+
+def test_the_evaluation_tables_share_the_rules_tables():
     threat, value, foul = combination_tables(evaluation="handset")
-    assert threat is cached[0] and foul is cached[2]
+    assert threat is class_tables()[0] and foul is class_tables()[1]
+    assert value is _base_tables()[0]

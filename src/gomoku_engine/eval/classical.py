@@ -1,18 +1,19 @@
-"""Pattern evaluation: point values and threat classes from the four line patterns.
+"""Pattern evaluation: point values from the four line patterns.
 
 Every empty point has, for each colour, four line patterns (one per direction, see
 :mod:`gomoku_engine.core.patterns`).  Combined they give
 
 * the point's **threat class** (``T_FIVE``, ``T_OPEN_FOUR``, ``T_FOUR_THREE``, ``T_FOUR``,
   ``T_DOUBLE_THREE``, ``T_OPEN_THREE``, ``T_THREE``, ``T_NONE``), which drives forced replies
-  and pruning, and
+  and pruning: a rule, the same for every evaluation (:mod:`gomoku_engine.core.combinations`),
+  and
 * the point's **value** for that colour: what a stone there is worth (the sum of its line
   values plus a bonus for a double threat).  The one-ply priority of a move is its attack
   value plus its defence value (the opponent's value of the same point).
 
 The static evaluation of a position is the sum of the values of all empty points for the
-side to move minus the same sum for the opponent, kept incrementally by
-:mod:`gomoku_engine.game.position`.  Line values start from the seed scoring of a published
+side to move minus the same sum for the opponent, kept incrementally by the make/unmake
+kernels through the hooks of :mod:`gomoku_engine.eval.evaluator`.  Line values start from the seed scoring of a published
 alpha-beta gomoku engine (five 99999, four 3800, three 680, two 110, single 20, see the
 issue tracker) shifted by one shape: an empty point whose line pattern is ``FIVE`` is what
 an existing four looks like from the board, so it carries the four's value, and so on.
@@ -30,12 +31,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..core.constants import (
-    BLACK, DOUBLE_FOUR, EMPTY, EVAL_LIMIT, FIVE, FOUR, N_PATTERNS, OPEN_FOUR, OPEN_THREE,
-    OVERLINE, T_DOUBLE_THREE, T_FIVE, T_FOUR, T_FOUR_THREE, T_NONE, T_OPEN_FOUR, T_OPEN_THREE,
-    T_THREE, THREE, Rule,
-)
+from ..core.constants import BLACK, EMPTY, EVAL_LIMIT, N_PATTERNS, Rule
 from ..core.geometry import Geometry
+from ..core.combinations import class_tables, combinations, threat_class
 from ..core.jit import cached_arrays
 from ..core.patterns import classify_line
 from ..core.rules import foul_type
@@ -61,75 +59,25 @@ DEFENCE_NUM = 4
 DEFENCE_DIV = 5
 
 
-def threat_class(patterns: npt.ArrayLike) -> int:
-    """Threat class of a point from its four line patterns (any order)."""
-    p = list(np.asarray(patterns).ravel())
-    fours = p.count(FOUR)
-    open_threes = p.count(OPEN_THREE)
-    if FIVE in p:
-        return T_FIVE
-    if OPEN_FOUR in p or DOUBLE_FOUR in p or fours >= 2:
-        return T_OPEN_FOUR
-    if fours and open_threes:
-        return T_FOUR_THREE
-    if fours:
-        return T_FOUR
-    if open_threes >= 2:
-        return T_DOUBLE_THREE
-    if open_threes:
-        return T_OPEN_THREE
-    if THREE in p:
-        return T_THREE
-    return T_NONE
-
-
-# Renju black: what the four line patterns of a point say about a foul there.
-FOUL_NO = 0  #: not a foul
-FOUL_SURE = 1  #: an overline or a double four (decided by the lines alone)
-FOUL_MAYBE = 2  #: two open threes: a double three unless a three is not real (recursive)
-
-
-def foul_kind(patterns: npt.ArrayLike) -> int:
-    """:data:`FOUL_NO`, :data:`FOUL_SURE` or :data:`FOUL_MAYBE` for renju black's patterns.
-
-    A five at the same move overrides every foul; see :mod:`gomoku_engine.core.rules`.
-    """
-    p = list(np.asarray(patterns).ravel())
-    if FIVE in p:
-        return FOUL_NO
-    fours = p.count(FOUR) + p.count(OPEN_FOUR) + 2 * p.count(DOUBLE_FOUR)
-    if OVERLINE in p or fours >= 2:
-        return FOUL_SURE
-    if p.count(OPEN_THREE) >= 2:
-        return FOUL_MAYBE
-    return FOUL_NO
-
-
 def point_value(patterns: npt.ArrayLike) -> int:
     """Value of a point for one colour from its four line patterns."""
     p = np.asarray(patterns).ravel()
     return int(LINE_VALUE[p].sum() + THREAT_BONUS[threat_class(p)])
 
 
-@cached_arrays("combination_tables")  # plain Python, 0.17 s: built once, then read
-def _base_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
-                            npt.NDArray[np.int16]]:
-    threat = np.zeros(1 << 16, np.int8)
+@cached_arrays("combination_values")  # plain Python, 0.1 s: built once, then read
+def _base_tables() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
+    """``(value int32[65536], canon int16[65536])`` per 4-pattern code: the hand-set
+    point value and the canonical combination's index (0 where no board shows the code)."""
     value = np.zeros(1 << 16, np.int32)
-    foul = np.zeros(1 << 16, np.int8)
     canon = np.zeros(1 << 16, np.int16)
     index = {combo: i for i, combo in enumerate(_COMBOS)}
-    for code in range(1 << 16):
-        p = [(code >> (4 * d)) & 15 for d in range(4)]
-        if max(p) >= N_PATTERNS:
-            continue
-        threat[code] = threat_class(p)
+    for code, p in combinations():
         value[code] = point_value(p)
-        foul[code] = foul_kind(p)
         canon[code] = index[tuple(sorted(p))]
-    for table in (threat, value, foul, canon):
+    for table in (value, canon):
         table.flags.writeable = False
-    return threat, value, foul, canon
+    return value, canon
 
 
 #: the canonical combinations: the multisets of four line patterns (a point's value does
@@ -154,19 +102,13 @@ def combination_tables(rule: Rule = Rule.FREESTYLE, evaluation: str = "learned"
     if evaluation not in EVALUATIONS:
         raise ValueError(f"unknown evaluation {evaluation!r}: expected one of "
                          + ", ".join(EVALUATIONS))
-    threat, value, foul, _ = _base_tables()
+    threat, foul = class_tables()
+    value, _ = _base_tables()
     if evaluation == "learned":
         learned = learned_values(rule)
         if learned is not None:
             value = canonical_values(learned)
     return threat, value, foul
-
-
-def class_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
-    """The rules' half of :func:`combination_tables`, the same for every evaluation:
-    ``(threat int8[65536], foul int8[65536])`` per 4-pattern code; read-only."""
-    threat, _, foul, _ = _base_tables()
-    return threat, foul
 
 
 #: ``INFO evaluation`` / ``Engine(evaluation=...)`` choices
@@ -176,7 +118,7 @@ EVALUATIONS = ("learned", "handset")
 def canon_table() -> npt.NDArray[np.int16]:
     """``int16[65536]``: the canonical combination (index into ``N_CANON``) of each
     pattern code; codes that no board can show map to 0."""
-    return _base_tables()[3]
+    return _base_tables()[1]
 
 
 def handset_canonical_values() -> npt.NDArray[np.int32]:
@@ -278,8 +220,7 @@ def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: 
 
 __all__ = [
     "EVALUATIONS", "LINE_VALUE", "N_CANON", "THREAT_BONUS", "canon_table", "canonical_values",
-    "class_tables",
     "combination_tables", "handset_canonical_values", "learned_file", "learned_values",
     "point_value", "reference_evaluation",
-    "reference_point_patterns", "static_score", "threat_class",
+    "reference_point_patterns", "static_score",
 ]

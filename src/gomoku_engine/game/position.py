@@ -32,7 +32,7 @@ from ..eval import (
     EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, clear_point, eval_table, log_point, new_eval_state,
     reset_eval, restore_point, restore_state, save_state, update_point,
 )
-from ..eval.classical import FOUL_MAYBE, FOUL_NO, class_tables
+from ..core.combinations import FOUL_MAYBE, FOUL_NO, class_tables
 from ..core.geometry import Geometry
 from ..core.jit import njit
 from ..core.patterns import line_table
