@@ -75,3 +75,18 @@ def test_classes_and_python_functions_stay_small():
             if isinstance(node, ast.FunctionDef) and not _is_kernel(node) and length > 80:
                 large.append(f"def {path.relative_to(PACKAGE)}:{node.name} {length} lines")
     assert not large, large
+
+
+def test_the_architecture_table_names_every_module():
+    """docs/development.md's architecture names each module, or the folder holding it."""
+    text = (ROOT / "docs" / "development.md").read_text()
+    table = text[text.index("## Architecture"):text.index("### Three walks")]
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        folder = relative.rsplit("/", 1)[0] + "/" if "/" in relative else None
+        if path.name == "__init__.py" and folder is not None:
+            continue  # a package is named by its folder
+        if f"`{relative}`" not in table and (folder is None or f"`{folder}`" not in table):
+            missing.append(relative)
+    assert not missing, missing
