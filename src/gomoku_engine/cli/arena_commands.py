@@ -177,10 +177,10 @@ def _echo_tables(results: Mapping[object, MatchResult], test: Sprt | None,
               metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20'",
               help="Also the log-likelihood ratio of this SPRT per pair (as match --sprt).")
 def report(folders: tuple[str, ...], sprt: str | None) -> None:
-    """Print the results of saved matches: the FOLDERS written by ``match --out``
+    """Print the results of saved matches: the FOLDERS written by `match --out`
     (their summary.json), summed by pair of engines over all of them.
 
-    Prints the tables ``match`` prints at its end (by pair, by pairs of games, the
+    Prints the tables `match` prints at its end (by pair, by pairs of games, the
     standings and the forfeits; not the move times, which summary.json does not keep).
     """
     from ..arena.report import forfeit_lines, load_results
@@ -204,7 +204,7 @@ def report(folders: tuple[str, ...], sprt: str | None) -> None:
 @click.option("--kind", type=click.Choice(["vcf", "vct"]), default="vcf", show_default=True,
               help="The threats judged: fours only (VCF), or threes and fours (VCT).")
 def audit(folder: str, rule: str, time_ms: float, kind: str) -> None:
-    """Audit the games of a match FOLDER (``match --out``) for VCFs (or VCTs) the loser
+    """Audit the games of a match FOLDER (`match --out`) for VCFs (or VCTs) the loser
     allowed.
 
     For every game won by a five, finds the loser's first move after which the winner

@@ -33,8 +33,8 @@ def serve_command(ctx: click.Context, level: int | None, algorithm: str, seed: i
     serve(ctx, level or ctx.obj.get("level") or 10, algorithm, seed, max_depth, threads)
 
 
-#: what each kernel group of ``warmup`` holds (engine.KERNEL_GROUPS; not imported here:
-#: the engine module loads numba, which every command would then pay for at start-up)
+#: what each kernel group of ``warmup`` holds (kernels.KERNEL_GROUPS; not imported here:
+#: the kernels module loads numba, which every command would then pay for at start-up)
 KERNEL_GROUP_HELP = {"core": "board, alpha-beta, VCF", "vct": "VCT solver",
                      "ga": "genetic algorithm"}
 
