@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import signal
 import subprocess
 import sys
@@ -279,26 +281,84 @@ def test_page_and_options(server) -> None:
     assert {15, 20} <= set(options["sizes"])
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
-def test_web_command_serves_and_stops_on_ctrl_c() -> None:
+def raw_request(base: str, method: str, path: str, host: str, body: object = None):
+    """``(status, decoded JSON)`` of a request with the given ``Host`` header."""
+    address = base.split("//", 1)[1].rstrip("/")
+    connection = http.client.HTTPConnection(address, timeout=60)
+    try:
+        data = None if body is None else json.dumps(body)
+        connection.request(method, path, body=data,
+                           headers={"Host": host, "Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_requests_for_another_host_are_refused() -> None:
+    # DNS rebinding: a page of evil.example.com, its name now resolving to 127.0.0.1,
+    # sends its own name in Host; the server must not act on it.
+    with running_server(move_ms=500) as (base, srv):
+        port = srv.server_address[1]
+        for host in ("evil.example.com", f"evil.example.com:{port}", "localhost",
+                     f"127.0.0.1:{port + 1}", f"localhost.evil.example.com:{port}"):
+            status, answer = raw_request(base, "POST", "/api/games", host,
+                                         {"level": 1, "human": "black"})
+            assert status == 403 and "does not name this server" in answer["error"], answer
+            assert raw_request(base, "GET", "/api/options", host)[0] == 403
+            assert raw_request(base, "GET", "/", host)[0] == 403
+        assert len(srv.store) == 0  # no game was created
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LocalHost:{port}",
+                     f"[::1]:{port}"):
+            status, game = raw_request(base, "POST", "/api/games", host,
+                                         {"level": 1, "human": "black"})
+            assert status == 200 and game["engine_move"] is None, game
+        assert len(srv.store) == 4
+
+
+def start_web(*options: str) -> tuple[subprocess.Popen, str, str]:
+    """``(process, URL, what it printed before)`` of ``gomoku-engine web --no-open``
+    serving; the process's SIGINT is the default one (see the Ctrl-C test)."""
     # A shell without job control starts background commands with SIGINT ignored, and a
     # child inherits that (then Python installs no KeyboardInterrupt): the server gets
     # the default disposition, as in a terminal, whatever ran the tests.
     process = subprocess.Popen([sys.executable, "-m", "gomoku_engine", "web", "--no-open",
-                                "--port", "0"], stdout=subprocess.PIPE,
+                                *options], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    before = ""
+    for line in process.stdout:  # "loading the engine ...", then the address
+        if line.startswith("serving the game on "):
+            return process, line.split()[4], before
+        before += line
+    process.wait()
+    raise AssertionError(f"the server did not start: {before}")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process are POSIX")
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_web_command_serves_and_stops_on_ctrl_c_and_sigterm(stop: signal.Signals) -> None:
+    process, url, before = start_web("--port", "0")
     try:
-        for line in process.stdout:  # "loading the engine ...", then the address
-            if line.startswith("serving the game on "):
-                break
-        url = line.split()[4]
-        assert url.startswith("http://127.0.0.1:")
+        assert url.startswith("http://127.0.0.1:") and "warning" not in before
         status, options = call(url, "GET", "api/options")
         assert status == 200 and len(options["levels"]) == 10
-        process.send_signal(signal.SIGINT)
-        out, _ = process.communicate(timeout=60)
+        process.send_signal(stop)
+        out, _ = process.communicate(timeout=30)
         assert process.returncode == 0 and "stopping" in out and "Traceback" not in out
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process are POSIX")
+def test_web_command_warns_when_not_on_loopback() -> None:
+    process, url, before = start_web("--host", "0.0.0.0", "--port", "0")
+    try:
+        assert "warning: 0.0.0.0 is not a loopback address" in before
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        status, options = call(f"http://127.0.0.1:{port}/", "GET", "api/options")
+        assert status == 200 and len(options["levels"]) == 10
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)

@@ -73,13 +73,16 @@ def demo(size: int, turn_ms: int, rule: str, opening_moves: str, algorithm: str,
 def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) -> None:
     """Play against the engine in the browser: serve the page and its JSON API.
 
-    Stops on Ctrl-C.  The API is described in docs/play.md.
+    Stops on Ctrl-C or SIGTERM.  Answers only requests addressed to this server (the
+    Host header).  The API is described in docs/play.md.
     """
+    import contextlib
+    import signal
     import threading
     import webbrowser
 
     from ..kernels import warmup as do_warmup
-    from ..play.web import GameStore, make_server, url_of
+    from ..play.web import GameStore, is_loopback, make_server, url_of
 
     click.echo("loading the engine ...")
     do_warmup()
@@ -88,12 +91,19 @@ def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) 
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
     url = url_of(server)
+    if not is_loopback(server):
+        click.echo(f"warning: {host} is not a loopback address: anyone who can reach this "
+                   "machine can play here and use its CPU", err=True)
+    # SIGTERM (a service manager, kill) stops like Ctrl-C; shutdown() waits for
+    # serve_forever, so it runs in another thread than the handler's (the main one).
+    signal.signal(signal.SIGTERM,
+                  lambda *_: threading.Thread(target=server.shutdown, daemon=True).start())
     click.echo(f"serving the game on {url} (Ctrl-C stops)")
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.serve_forever()
         click.echo("stopping")
     finally:
         server.server_close()

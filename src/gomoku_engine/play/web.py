@@ -16,7 +16,13 @@ data: no CDN, no build step) and the API under ``/api/`` (documented in ``docs/p
 ``DELETE /api/games/{id}``                 drops the game
 =========================================  =================================================
 
-Errors are ``{"error": text}`` with 400 (malformed request, off-board point), 404 (unknown
+Only requests whose ``Host`` header names the server (its bound address, or ``localhost``,
+``127.0.0.1`` or ``[::1]``, with its port) are answered; any other gets 403, so a page on
+another site cannot reach the local server through DNS rebinding (a name of the
+attacker's that resolves to 127.0.0.1 carries the attacker's name in ``Host``).
+
+Errors are ``{"error": text}`` with 400 (malformed request, off-board point), 403 (a
+``Host`` that does not name the server), 404 (unknown
 game or path), 405 (wrong method), 409 (occupied point, not the person's turn, game over,
 renju foul, nothing to undo), 503 (every game slot busy); the game is unchanged then.
 
@@ -29,8 +35,10 @@ beyond the limit drops the least recently used one that is not thinking.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import socket
 import secrets
 import threading
 import time
@@ -54,6 +62,9 @@ PAGE_SIZES = (15, 19, 20)
 DEFAULT_MAX_GAMES = 32
 DEFAULT_IDLE_S = 30 * 60.0
 MAX_BODY = 16 * 1024  #: bytes of a request body
+
+#: Names that always reach a server on this machine (with its port in ``Host``).
+LOCAL_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 _STATIC_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
                  ".js": "text/javascript; charset=utf-8", ".png": "image/png",
@@ -310,16 +321,30 @@ class Handler(BaseHTTPRequestHandler):
     # --- routing -------------------------------------------------------------------------
     def do_GET(self) -> None:  # noqa: N802 (http.server's names)
         path = self.path.split("?", 1)[0]
+        if not self._host_allowed():
+            return
         if path.startswith("/api/"):
             self._api("GET", path)
         else:
             self._static(path)
 
     def do_POST(self) -> None:  # noqa: N802
-        self._api("POST", self.path.split("?", 1)[0])
+        if self._host_allowed():
+            self._api("POST", self.path.split("?", 1)[0])
 
     def do_DELETE(self) -> None:  # noqa: N802
-        self._api("DELETE", self.path.split("?", 1)[0])
+        if self._host_allowed():
+            self._api("DELETE", self.path.split("?", 1)[0])
+
+    def _host_allowed(self) -> bool:
+        """Whether the ``Host`` header names this server; answers 403 when it does not."""
+        host = self.headers.get("Host") or ""
+        if self.server.hosts.allows(host):  # type: ignore[attr-defined]
+            return True
+        body = {"error": f"Host {host!r} does not name this server; use "
+                         f"{self.server.hosts.example}"}  # type: ignore[attr-defined]
+        self._send(HTTPStatus.FORBIDDEN, json.dumps(body).encode(), "application/json")
+        return False
 
     def _api(self, method: str, path: str) -> None:
         try:
@@ -395,6 +420,62 @@ class Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class HostRule:
+    """The ``Host`` headers a server answers: ``name:port`` for its bound address, the
+    name it was given and :data:`LOCAL_NAMES` (a bare name too on port 80, HTTP's
+    default).  Bound to every address (``0.0.0.0`` or ``::``), it also answers any IP
+    address and this machine's host name, which no other site's page can name.
+
+    :param names: the host name and address the server was bound with.
+    :param port: the port it listens on.
+    """
+
+    def __init__(self, names: tuple[str, ...], port: int) -> None:
+        self.port = port
+        bracketed = [f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names]
+        known = {n.lower() for n in (*bracketed, *LOCAL_NAMES)}
+        self.wildcard = any(n in ("0.0.0.0", "::", "[::]", "") for n in known)
+        if self.wildcard:
+            known.add(socket.gethostname().lower())
+        self.names = frozenset(known)
+        self.example = f"http://localhost:{port}/"
+
+    def allows(self, header: str) -> bool:
+        """Whether a ``Host`` header value names this server."""
+        name, port = _split_host(header.strip().lower())
+        if port != str(self.port):
+            return False
+        return name in self.names or self.wildcard and _is_ip(name.strip("[]"))
+
+
+def _split_host(header: str) -> tuple[str, str]:
+    """``(name, port)`` of a ``Host`` value (RFC 9110 7.2: ``host[:port]``, an IPv6
+    address in brackets); the port is ``"80"`` when absent."""
+    if header.startswith("["):
+        name, _, rest = header.partition("]")
+        name += "]"
+    else:
+        name, colon, rest = header.partition(":")
+        rest = colon + rest
+    if not rest:
+        return name, "80"
+    return name, rest[1:] if rest.startswith(":") else ""
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def is_loopback(server: ThreadingHTTPServer) -> bool:
+    """Whether ``server`` listens only on a loopback address (127.0.0.0/8, ``::1``)."""
+    host = str(server.server_address[0])
+    return _is_ip(host) and ipaddress.ip_address(host).is_loopback
+
+
 class _Server(ThreadingHTTPServer):
     #: pending connections the kernel keeps (socketserver's default, 5, resets the
     #: connections of 20 games started at once while the server threads are busy)
@@ -415,6 +496,8 @@ def make_server(host: str = "127.0.0.1", port: int = 8000,
     handler = type("BoundHandler", (Handler,), {"api": Api(store), "quiet": quiet})
     server = _Server((host, port), handler)
     server.store = store  # type: ignore[attr-defined]
+    server.hosts = HostRule((host, str(server.server_address[0])),  # type: ignore[attr-defined]
+                            server.server_address[1])
     return server
 
 
