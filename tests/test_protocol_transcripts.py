@@ -32,7 +32,7 @@ KNOWN_BUGS: dict[str, str] = {}
 #: Command words the engine knows. A BOARD block cut short by one of them is rejected.
 COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
             "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-            "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID"}
+            "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET"}
 MIN_SIZE, MAX_SIZE = 5, 32
 ABOUT_KEYS = {"name", "version", "author", "country", "www"}
 
@@ -251,7 +251,7 @@ class Tracker:
             self.valid = self.size is not None and point in self.stones
             if self.valid:
                 self.stones.discard(point)
-        elif word in ("BOARD", "YXBOARD", "SWAP2BOARD"):
+        elif word in ("BOARD", "YXBOARD", "SWAP2BOARD", "YXBLOCK"):
             self.block = (word, [], send.lineno)
             self._block_tokens(tokens[1:])
         elif word == "YXSHOWFORBID":
@@ -261,7 +261,8 @@ class Tracker:
         elif word == "INFO" and rest.lower().startswith("rule"):
             self.rule_sent = True
             self.pending = None  # INFO gets no reply
-        # INFO, ABOUT, YXSTOP, STOP, YXSHOWINFO, YXHASHCLEAR and unknown words: no change
+        # INFO, ABOUT, YXSTOP, STOP, YXSHOWINFO, YXHASHCLEAR, YXBLOCKRESET and unknown
+        # words: no change
 
     def _new_game(self, width: int, height: int) -> bool:
         if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
@@ -286,7 +287,7 @@ class Tracker:
             self.block[1].append(token)
 
     def close_block(self, terminated: bool = True) -> None:
-        """End the open BOARD/YXBOARD/SWAP2BOARD block and judge it as the engine must.
+        """End the open BOARD/YXBOARD/SWAP2BOARD/YXBLOCK block and judge it as the engine must.
 
         A block cut short (no DONE) is rejected whole with an ERROR line, the position
         unchanged.
@@ -297,6 +298,11 @@ class Tracker:
         self.block = None
         self.pending, self.valid = word, terminated
         if not terminated:
+            return
+        if word == "YXBLOCK":  # points the moves avoid: the board is unchanged
+            points = [parse_pair(token) for token in tokens]
+            self.valid = (self.size is not None
+                          and all(p is not None and self._on_board(p) for p in points))
             return
         if word == "SWAP2BOARD":
             points = [parse_pair(token) for token in tokens]

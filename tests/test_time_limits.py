@@ -10,8 +10,8 @@ they change with the machine's load.  The limits asserted below are the manager'
 (the turn, a quarter of the time left), which leave the engine's margin as slack: an
 engine that overran its turn would fail, load would not make a correct one fail.
 
-Also here: ``INFO time_increment``, ``INFO max_memory`` and the hash size, TAKEBACK under
-renju against a recomputation, and swap1 (``INFO rule 5``) through the protocol.
+Also here: ``INFO time_increment``, ``INFO max_memory`` and ``INFO hash_size`` (the hash
+size), TAKEBACK under renju against a recomputation, and swap1 (``INFO rule 5``) through the protocol.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 
 from gomoku_engine.core.constants import BLACK, Rule
 from gomoku_engine.protocol.loop import MEMORY_RESERVE_MB, ProtocolLoop
+from gomoku_engine.protocol.settings import MAX_HASH_MB
 
 from helpers import (MOVE, WARM_TIMEOUT, LiveEngine, board_with, check_against_reference,
                      run_session, split_output)
@@ -120,6 +121,35 @@ def test_max_memory_sets_the_hash_size():
     default = loop._engine.hash_mb
     loop, _ = run_loop("INFO max_memory 0\nSTART 15\n")  # 0: no limit
     assert loop._engine.hash_mb == default
+
+
+def test_hash_size_sets_the_hash_size():
+    """INFO hash_size (KiB, Yixin-Board) sizes the table; with max_memory the smaller
+    wins; 256 MiB at most; 0 returns to the engine's own size."""
+    loop, _ = run_loop("START 15\n")
+    default = loop._engine.hash_mb
+    reserve_left = 350 - MEMORY_RESERVE_MB  # MiB that max_memory 350 MiB allows
+    cases = ((["INFO hash_size 16384"], 16), (["INFO hash_size 2048"], 2),
+             (["INFO hash_size 4194304"], MAX_HASH_MB),
+             ([f"INFO max_memory {350 << 20}", "INFO hash_size 65536"], min(64, reserve_left)),
+             ([f"INFO max_memory {350 << 20}", "INFO hash_size 1048576"], reserve_left),
+             (["INFO hash_size 16384", "INFO hash_size 0"], default),
+             (["INFO hash_size 16384", "INFO hash_size nine"], 16))
+    for infos, mib in cases:
+        for commands in ("\n".join(infos) + "\nSTART 15\n",
+                         "START 15\n" + "\n".join(infos) + "\n"):
+            loop, _ = run_loop(commands)
+            assert loop._engine.hash_mb == mib, (infos, loop._engine.hash_mb)
+            assert mib / 2 < table_mib(loop) <= mib, (infos, table_mib(loop))
+
+
+def test_yxshowinfo_reports_the_largest_table():
+    """MAX_HASH_SIZE n: Yixin-Board offers tables up to 2**n KiB, the engine's cap."""
+    _, lines = run_loop("YXSHOWINFO\n")
+    n = int(lines[-1].removeprefix("MESSAGE INFO MAX_HASH_SIZE "))
+    assert 2 ** n == MAX_HASH_MB * 1024
+    loop, _ = run_loop(f"INFO hash_size {2 ** n}\nSTART 15\n")
+    assert loop._engine.hash_mb == MAX_HASH_MB
 
 
 # Black h8 i7 h10 i11, white h9 i9 i6 i12 (x,y from 0): g9 (6,8) is a double three for

@@ -25,7 +25,7 @@ from .core.notation import Point
 from .core.opening_rules import OPENING_RULES
 from .game.board import Board
 from .search.alphabeta import clear_search_state
-from .search.driver import SearchDriver, new_states
+from .search.driver import SearchDriver, avoid_excluded, new_states
 from .search.limits import Limits, SearchInfo, SearchResult, SolveResult, ms_since
 from .search.params import DEFAULT_HASH_MB, MAX_THREADS
 from .search.root_threats import SOLVE_KINDS, RootThreats
@@ -69,6 +69,8 @@ class Engine:
                  ga_config: GAConfig | None = None, evaluation: str = "learned",
                  opening_rule: str = "none") -> None:
         self.hash_mb = hash_mb
+        #: the table size it was built with (MiB), to return to when a limit is lifted
+        self.default_hash_mb = hash_mb
         self.opening_rule = "none"
         self.set_opening_rule(opening_rule)
         self.algorithm = DEFAULT_ALGORITHM
@@ -184,7 +186,8 @@ class Engine:
         (:func:`gomoku_engine.search.ga_driver.search_ga`); on an empty board black's first
         stone follows the opening rule.
 
-        :param limits: time (ms), depth and node limits; ``None`` means depth 8.
+        :param limits: time (ms), depth and node limits; ``None`` means depth 8.  A
+            point of ``limits.excluded`` is played only when no other legal point is left.
         :param on_iteration: called after every completed iteration.
         :raises ValueError: if the board is full.
         """
@@ -194,19 +197,29 @@ class Engine:
         try:
             if board.is_full:
                 raise ValueError("the board is full")
-            if board.ply == 0 and (self.opening_rule == "none" or board.to_move != BLACK):
-                centre = board.geometry.centre
-                return SearchResult(centre, 0, 0, 0, 0, ms_since(start), [centre])
             with self._lock:
-                driver = SearchDriver(board, self._state, self._threats, self._helpers,
-                                      self.threads)
-                if board.ply == 0:
-                    return driver.first_move(self.opening_rule, limits, start)
-                if self.algorithm == "ga":
-                    return self._search_ga(limits, start, on_iteration)
-                return driver.iterate(limits, start, on_iteration)
+                result = self._choose(limits, start, on_iteration)
+                if limits.excluded:
+                    result = avoid_excluded(board, self._state, result, limits.excluded,
+                                            start)
+                return result
         finally:
             self._state.stop[0] = 0  # reset at the end, not the start: see stop()
+
+    def _choose(self, limits: Limits, start: float,
+                on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult:
+        """The move of :meth:`search` (the caller holds the lock)."""
+        board = self.board
+        if board.ply == 0 and (self.opening_rule == "none" or board.to_move != BLACK):
+            centre = board.geometry.centre
+            return SearchResult(centre, 0, 0, 0, 0, ms_since(start), [centre])
+        driver = SearchDriver(board, self._state, self._threats, self._helpers,
+                              self.threads)
+        if board.ply == 0:
+            return driver.first_move(self.opening_rule, limits, start)
+        if self.algorithm == "ga":
+            return self._search_ga(limits, start, on_iteration)
+        return driver.iterate(limits, start, on_iteration)
 
     def _search_ga(self, limits: Limits, start: float,
                    on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult:

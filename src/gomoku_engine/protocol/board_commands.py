@@ -1,9 +1,10 @@
-"""The blocks of ``BOARD``, ``YXBOARD`` and ``SWAP2BOARD``: reading them and their stones.
+"""The blocks of ``BOARD``, ``YXBOARD``, ``SWAP2BOARD`` and ``YXBLOCK``: reading them and
+their stones or points.
 
 A block is the command line, then one token per line up to ``DONE``
-(``../shared/protocol.md`` sections 2.7, 2.12): ``x,y,field`` stones for ``BOARD``/``YXBOARD``
-(field 1 the side to move's, 2 the opponent's), ``x,y`` points in move order for
-``SWAP2BOARD``.  A known command before ``DONE`` cuts the block short: the position is left unchanged and that command runs.
+(``../shared/protocol.md`` sections 2.7, 2.12, 6.1): ``x,y,field`` stones for
+``BOARD``/``YXBOARD`` (field 1 the side to move's, 2 the opponent's), ``x,y`` points in move
+order for ``SWAP2BOARD``, ``x,y`` points the engine must not play for ``YXBLOCK``.  A known command before ``DONE`` cuts the block short: the position is left unchanged and that command runs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 
 from ..core.constants import BLACK, WHITE
-from ..core.notation import parse_pair
+from ..core.notation import Point, parse_pair
 from .reader import Line
 
 #: A stone to place: ``(x, y, colour)``.
@@ -81,4 +82,18 @@ def swap2_stones(tokens: list[str]) -> tuple[list[Stone], int]:
     return stones, BLACK if len(points) % 2 == 0 else WHITE
 
 
-__all__ = ["Stone", "board_stones", "read_block", "swap2_stones"]
+def block_points(tokens: list[str], width: int, height: int) -> set[Point]:
+    """The points of a ``YXBLOCK`` block (Yixin-Board: root moves the engine must not play)
+    on a ``width`` x ``height`` board.
+
+    :raises ValueError: for a token that is not ``x,y``
+        (:class:`gomoku_engine.core.errors.InvalidMoveError`) or a point off the board.
+    """
+    points = {parse_pair(token) for token in tokens}
+    for x, y in points:
+        if not (0 <= x < width and 0 <= y < height):
+            raise ValueError(f"point {x},{y} is off the {width}x{height} board")
+    return points
+
+
+__all__ = ["Stone", "block_points", "board_stones", "read_block", "swap2_stones"]

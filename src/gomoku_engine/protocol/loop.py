@@ -35,15 +35,17 @@ from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine, SearchInfo
 from ..search.levels import MAX_LEVEL
 from ..search.policy import apply_blunder, move_limits
-from .board_commands import board_stones, read_block, swap2_stones
+from .board_commands import block_points, board_stones, read_block, swap2_stones
 from .kernel_loader import KernelLoader
 from .messages import engine_info_lines, iteration_line, result_line, swap2_line
 from .reader import CommandThreads, Line, Output, split_word
-from .settings import MEMORY_RESERVE_MB, Changed, Settings, apply_info, rule_from_info
+from .settings import (MAX_HASH_MB, MEMORY_RESERVE_MB, Changed, Settings, apply_info,
+                       rule_from_info)
 from .swap2 import answer_five, answer_three, propose_opening
 
 ABOUT = (f'name="gomoku-engine", version="{__version__}", '
-         'author="gomoku-engine developers", country="International"')
+         'author="gomoku-engine developers", country="International", '
+         'www="https://pypi.org/project/gomoku-engine/"')
 
 #: Longest wait for the kernels before START answers OK, in seconds from when the manager
 #: sent START (see ``_start_game``): managers want OK within 3 s, and the kernels a move
@@ -52,7 +54,21 @@ START_WAIT_S = 1.3
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID"}
+             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET"}
+
+
+def _swap2_reply(engine: Engine, given: int, budget_ms: float, swap1: bool) -> list[str]:
+    """The lines answering ``SWAP2BOARD`` with ``given`` stones (0, 3 or 5) on the board
+    within ``budget_ms`` ms (:mod:`gomoku_engine.protocol.swap2`; ``swap1``: ``INFO rule
+    5``, case 2 without two stones): the score, then ``SWAP`` or the stones placed."""
+    if given == 0:
+        choice = propose_opening(engine, budget_ms)
+    elif given == 3:
+        choice = answer_three(engine, budget_ms, two_stones=not swap1)
+    else:
+        choice = answer_five(engine, budget_ms)
+    return [swap2_line(choice.score),
+            "SWAP" if choice.swap else " ".join(format_pair(p) for p in choice.moves)]
 
 
 class ProtocolLoop:
@@ -92,6 +108,7 @@ class ProtocolLoop:
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
         self._me: int | None = None  # our colour in the current game, once known
+        self._blocked: set[Point] = set()  # YXBLOCK's, until YXBLOCKRESET or a new game
         self._started_at = time.perf_counter() if started_at is None else started_at
         self._loader = KernelLoader(enabled=warm_up)
         self._loader.request(self._settings.kernel_groups())
@@ -146,6 +163,7 @@ class ProtocolLoop:
             return
         self._size = (width, height)
         self._me = None
+        self._blocked.clear()  # as Rapfi: blocked points belong to one game
         self._rng.seed(0)
         if self._engine is not None and (self._engine.board.width,
                                          self._engine.board.height) == self._size:
@@ -199,7 +217,7 @@ class ProtocolLoop:
         self.out.line(ABOUT)
 
     def _cmd_yxshowinfo(self, rest: str, line: Line) -> None:
-        for text in engine_info_lines(__version__, MAX_THREADS):
+        for text in engine_info_lines(__version__, MAX_THREADS, MAX_HASH_MB):
             self.out.line(text)
 
     def _cmd_yxhashclear(self, rest: str, line: Line) -> None:
@@ -307,14 +325,22 @@ class ProtocolLoop:
             return
         _, budget = self._settings.time.budget(len(stones))
         budget -= (time.perf_counter() - line.arrived) * 1000.0
-        if len(stones) == 0:
-            choice = propose_opening(engine, budget)
-        elif len(stones) == 3:
-            choice = answer_three(engine, budget, two_stones=not self._settings.swap1)
-        else:
-            choice = answer_five(engine, budget)
-        self.out.line(swap2_line(choice.score))
-        self.out.line("SWAP" if choice.swap else " ".join(format_pair(p) for p in choice.moves))
+        for text in _swap2_reply(engine, len(stones), budget, self._settings.swap1):
+            self.out.line(text)
+
+    def _cmd_yxblock(self, rest: str, line: Line) -> None:
+        """``x,y`` points the next moves avoid (``Limits.excluded``); a bad block: none."""
+        block = self._block(rest, "ERROR YXBLOCK not terminated by DONE")
+        if block is None:
+            return
+        tokens, engine = block
+        try:
+            self._blocked |= block_points(tokens, engine.board.width, engine.board.height)
+        except ValueError as exc:
+            self.out.line(f"ERROR YXBLOCK: {exc}")
+
+    def _cmd_yxblockreset(self, rest: str, line: Line) -> None:
+        self._blocked.clear()
 
     def _cmd_yxshowforbid(self, rest: str, line: Line) -> None:
         engine = self._need_engine()
@@ -330,11 +356,13 @@ class ProtocolLoop:
         limits = move_limits(settings.time, board.ply, settings.level,
                              max_depth=settings.max_depth, max_nodes=settings.max_nodes,
                              start=line.arrived, **settings.threat_flags())
+        limits.excluded = blocked = frozenset(self._blocked)
         on_iteration = self._report if settings.show_detail > 0 else None
         if self._threads.stop_requested:
             engine.stop()  # YXSTOP came while this command waited: move at once
         result = engine.search(limits, on_iteration)
-        apply_blunder(result, settings.level, self._rng, board.moves(), board.is_legal,
+        apply_blunder(result, settings.level, self._rng, board.moves(),
+                      lambda x, y: board.is_legal(x, y) and (x, y) not in blocked,
                       board.width, board.height)
         board.play(*result.move)
         settings.time.charge(result.time_ms)

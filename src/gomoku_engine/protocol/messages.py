@@ -25,9 +25,6 @@ from ..core.constants import mate_in
 from ..core.notation import Point, format_point, format_score, parse_score
 from ..search.limits import SearchInfo, SearchResult
 
-#: ``YXSHOWINFO``'s ``MAX_HASH_SIZE``: Yixin-Board's largest hash setting, a power of two
-#: (its GUI offers hash sizes up to 2**this); the table size itself follows ``INFO max_memory``.
-MAX_HASH_SIZE = 20
 #: Points of the principal variation in the line after the move (the rest is noise).
 PV_SHOWN = 10
 
@@ -68,11 +65,19 @@ def ignored_info_line(key: str, value: str, reason: str) -> str:
     return f"MESSAGE ignored INFO {key} {value!r}: {reason}"
 
 
-def engine_info_lines(version: str, max_threads: int) -> list[str]:
+def max_hash_size(max_hash_mb: int) -> int:
+    """``YXSHOWINFO``'s ``MAX_HASH_SIZE`` for a largest table of ``max_hash_mb`` MiB:
+    Yixin-Board's hash slider goes up to 2**this KiB (2**(this - 10) MiB) and sends the
+    choice as ``INFO hash_size`` in KiB, so 18 for 256 MiB (a smaller table is rounded
+    down to a power of two)."""
+    return (max_hash_mb * 1024).bit_length() - 1
+
+
+def engine_info_lines(version: str, max_threads: int, max_hash_mb: int) -> list[str]:
     """``YXSHOWINFO``'s answer (Yixin-Board's keys): name and version, the most search
-    threads, and :data:`MAX_HASH_SIZE`."""
+    threads, and the largest transposition table (MiB, sent as :func:`max_hash_size`)."""
     return [f"MESSAGE gomoku-engine {version}", f"MESSAGE INFO MAX_THREAD_NUM {max_threads}",
-            f"MESSAGE INFO MAX_HASH_SIZE {MAX_HASH_SIZE}"]
+            f"MESSAGE INFO MAX_HASH_SIZE {max_hash_size(max_hash_mb)}"]
 
 
 @dataclass
@@ -112,5 +117,5 @@ def parse_search_line(line: str) -> SearchLine | None:
                       int(match["nodes"]), int(match["time"]), pv)
 
 
-__all__ = ["MAX_HASH_SIZE", "PV_SHOWN", "SearchLine", "engine_info_lines", "ignored_info_line", "iteration_line",
-           "parse_search_line", "result_line", "swap2_line"]
+__all__ = ["PV_SHOWN", "SearchLine", "engine_info_lines", "ignored_info_line", "iteration_line",
+           "max_hash_size", "parse_search_line", "result_line", "swap2_line"]

@@ -7,7 +7,8 @@ may call); unknown keys are ignored silently, bad values are reported by a ``MES
 held until the next command (the manager is not reading while it sends ``INFO``,
 section 3).
 
-This engine's extensions: ``INFO algorithm``, ``INFO evaluation``, ``INFO opening`` (the
+Yixin-Board's ``INFO hash_size`` (KiB) sizes the transposition table with ``max_memory``
+(:meth:`Settings.hash_mb`).  This engine's extensions: ``INFO algorithm``, ``INFO evaluation``, ``INFO opening`` (the
 opening rule of black's first stone), ``INFO seed`` and ``INFO threats`` (a sum of the
 ``THREATS_*`` bits below).
 """
@@ -37,7 +38,8 @@ DEFAULT_THREATS = THREATS_VCF
 #: MiB of INFO max_memory kept for Python, numba and the tables; the rest is hash
 #: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
 MEMORY_RESERVE_MB = 230
-#: Largest transposition table ``INFO max_memory`` can ask for, MiB.
+#: Largest transposition table ``INFO max_memory`` or ``INFO hash_size`` can ask for, MiB
+#: (``YXSHOWINFO`` reports it).
 MAX_HASH_MB = 256
 
 
@@ -47,6 +49,8 @@ class Settings:
 
     time: TimeControl = field(default_factory=TimeControl)
     max_memory: int = 0  #: ``INFO max_memory``, bytes (0: no limit)
+    #: ``INFO hash_size`` (Yixin-Board), the transposition table in KiB (0: the engine's own)
+    hash_size_kb: int = 0
     rule_code: int = 0  #: a :class:`Rule` value
     swap1: bool = False  #: ``INFO rule 5`` (Rapfi): SWAP2BOARD case 2 without two stones
     max_depth: int | None = None  #: ``INFO max_depth``, plies
@@ -83,8 +87,8 @@ class Settings:
                 "horizon_vcf": bool(bits & THREATS_HORIZON)}
 
     def apply_to(self, engine: Engine) -> None:
-        """Set the engine's rule, algorithm, evaluation, seed, opening rule, threads and,
-        with ``max_memory``, its transposition table (:meth:`hash_mb`)."""
+        """Set the engine's rule, algorithm, evaluation, seed, opening rule, threads and
+        transposition table (:meth:`hash_mb`, else the size it was built with)."""
         engine.set_rule(Rule(self.rule_code))
         engine.set_algorithm(self.algorithm)
         engine.set_evaluation(self.evaluation)
@@ -92,15 +96,22 @@ class Settings:
         engine.set_opening_rule(self.opening_rule)
         engine.set_threads(self.threads)
         hash_mb = self.hash_mb()
-        if hash_mb is not None:
-            engine.set_hash_size(hash_mb)
+        engine.set_hash_size(engine.default_hash_mb if hash_mb is None else hash_mb)
 
     def hash_mb(self) -> float | None:
-        """The transposition table for :attr:`max_memory` (MiB), or None to keep the
-        engine's own: the memory less :data:`MEMORY_RESERVE_MB`, 1..:data:`MAX_HASH_MB`."""
-        if self.max_memory <= 0:
-            return None
-        return float(max(1, min(MAX_HASH_MB, (self.max_memory >> 20) - MEMORY_RESERVE_MB)))
+        """The transposition table (MiB) for :attr:`max_memory` and :attr:`hash_size_kb`,
+        or None (both 0) to keep the engine's own.
+
+        ``max_memory`` allows the memory less :data:`MEMORY_RESERVE_MB` (at least 1 MiB),
+        ``hash_size`` its KiB; with both the smaller wins (Rapfi lets the last one sent
+        win; the smaller keeps a manager's memory limit whatever the GUI's slider says),
+        and never more than :data:`MAX_HASH_MB`."""
+        sizes = []
+        if self.max_memory > 0:
+            sizes.append(float(max(1, (self.max_memory >> 20) - MEMORY_RESERVE_MB)))
+        if self.hash_size_kb > 0:
+            sizes.append(self.hash_size_kb / 1024)
+        return min(float(MAX_HASH_MB), *sizes) if sizes else None
 
 
 class Changed(enum.Flag):
@@ -162,6 +173,7 @@ _NUMBER_SETTINGS: dict[str, Callable[[Settings, int], Changed]] = {
     "time_left": _set_time("left_ms", int),  # may be negative after an overrun
     "time_increment": _set_time("increment_ms", _at_least_0),
     "max_memory": _setter("max_memory", _at_least_0, Changed.ENGINE),
+    "hash_size": _setter("hash_size_kb", _at_least_0, Changed.ENGINE),
     "rule": _set_rule,
     "max_depth": _setter("max_depth", _positive_or_none, Changed.NOTHING),
     "max_node": _setter("max_nodes", _positive_or_none, Changed.NOTHING),

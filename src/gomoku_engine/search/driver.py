@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from ..core.constants import EMPTY, INFINITY, MAX_PLY, mate_in
 from ..core.geometry import Geometry
+from ..core.notation import Point
 from ..core.opening_rules import distinct_first_moves
 from ..game.board import Board
 from .alphabeta import (
@@ -69,19 +70,67 @@ def start_clock(limits: Limits, start: float,
     return deadline, timer
 
 
-def fallback_move(board: Board, ss: SearchState, start: float) -> SearchResult:
-    """The highest-priority candidate of move generation, or any legal empty point: the
-    move when no iteration ended (``start``: :func:`time.perf_counter` of the move)."""
+def blocked_cells(board: Board, excluded: frozenset[Point]) -> frozenset[int]:
+    """The flat cells of the ``excluded`` points (``Limits.excluded``) that are legal moves,
+    or none at all when no other legal point is left (then any legal point may be played)."""
+    if not excluded:
+        return frozenset()
+    g = board.geometry
+    legal = {p for p in map(g.xy, g.points[board.position.cells[g.points] == EMPTY])
+             if board.is_legal(*p)}
+    if legal <= excluded:
+        return frozenset()
+    return frozenset(g.index(*p) for p in legal & excluded)
+
+
+def exclude_at_root(ss: SearchState, blocked: frozenset[int]) -> None:
+    """Keep the ``blocked`` cells out of the root moves: removed from the root filter
+    (``ss.root_allowed``, ``int8[n_cells]``) if the root threat search set one, else the
+    filter becomes every cell but them.  The two filters meet as an intersection; the
+    threat search drops its own when none of its moves is left (``filter_root``)."""
+    if not blocked:
+        return
+    if ss.counters[ROOT_FILTER] == 0:
+        ss.root_allowed[:] = 1
+    ss.root_allowed[list(blocked)] = 0
+    ss.counters[ROOT_FILTER] = 1
+
+
+def fallback_move(board: Board, ss: SearchState, start: float,
+                  blocked: frozenset[int] = frozenset()) -> SearchResult:
+    """The highest-priority candidate of move generation, or any legal empty point (the
+    nearest the centre when some are ``blocked``): the move when no iteration ended
+    (``start``: :func:`time.perf_counter` of the move).  Never a ``blocked`` cell
+    (:func:`blocked_cells`)."""
     ss.counters[ROOT_FILTER] = 0
+    exclude_at_root(ss, blocked)
     n = generate_moves(board.position, board.tables, ss, 0, -1, 1)
     cell = int(ss.move_buf[0, 0]) if n else -1
     move = board.geometry.xy(cell) if cell >= 0 else (-1, -1)
-    if cell < 0 or not board.is_legal(*move):
-        empty = [board.geometry.xy(int(c)) for c in board.geometry.points
-                 if board.position.cells[c] == EMPTY]
+    if cell < 0 or cell in blocked or not board.is_legal(*move):
+        g = board.geometry
+        empty = [g.xy(int(c)) for c in g.points
+                 if board.position.cells[c] == EMPTY and int(c) not in blocked]
+        if blocked:  # the kernel dropped the filter: no candidate near a stone is left
+            cx, cy = g.centre
+            empty.sort(key=lambda p: max(abs(p[0] - cx), abs(p[1] - cy)))
         # a renju foul only if black has no other point at all
         move = next((p for p in empty if board.is_legal(*p)), empty[0])
     return SearchResult(move, 0, 0, 0, int(ss.counters[NODES]), ms_since(start), [move])
+
+
+def avoid_excluded(board: Board, ss: SearchState, result: SearchResult,
+                   excluded: frozenset[Point], start: float) -> SearchResult:
+    """``result``, or :func:`fallback_move` if its move is one of the ``excluded`` points
+    while another legal point is left.
+
+    The root's forced-move rules (a five, the block of a five, an open four) and black's
+    first stone do not read the root filter: when they name an excluded point, the move
+    is the best candidate of move generation among the others."""
+    blocked = blocked_cells(board, excluded)
+    if board.geometry.index(*result.move) not in blocked:
+        return result
+    return fallback_move(board, ss, start, blocked)
 
 
 class SearchDriver:
@@ -121,12 +170,14 @@ class SearchDriver:
         iteration.  The root threat search runs first when ``limits.threats``."""
         board, ss = self.board, self.ss
         timer = self._reset(limits, start)
+        blocked = blocked_cells(board, limits.excluded)
         if limits.threats:
-            won = RootThreats(board, ss, self.ts).win_at_root(limits, start)
+            won = RootThreats(board, ss, self.ts).win_at_root(limits, start, blocked)
             if won is not None:
                 if timer is not None:
                     timer.cancel()
                 return won
+        exclude_at_root(ss, blocked)
         max_depth = min(limits.depth or MAX_PLY - 8, MAX_PLY - 8)
         helpers = self.threads - 1 if not limits.nodes else 0
         self.helpers.start(helpers, board.position, board.tables, ss, max_depth)
@@ -137,7 +188,7 @@ class SearchDriver:
             if timer is not None:
                 timer.cancel()
         if best is None or not board.is_legal(*best.move):
-            best = fallback_move(board, ss, start)
+            best = fallback_move(board, ss, start, blocked)
         best.nodes += helper_nodes
         best.time_ms = ms_since(start)
         return best

@@ -33,6 +33,9 @@ class Limits:
     #: with ``threats``: a short VCF at the horizon of the alpha-beta search.  Off by
     #: default: measured weaker in games (docs/threat-search.md).
     horizon_vcf: bool = False
+    #: root moves the search must not play (Yixin-Board's ``YXBLOCK``), ``(x, y)`` points;
+    #: ignored only when every legal point is in it (then any legal point is played)
+    excluded: frozenset[Point] = frozenset()
 
 
 @dataclass

@@ -91,12 +91,15 @@ class RootThreats:
         return SolveResult(line is not None, points, searched, ms_since(began),
                            aborted and line is None)
 
-    def win_at_root(self, limits: Limits, start: float) -> SearchResult | None:
+    def win_at_root(self, limits: Limits, start: float,
+                    blocked: frozenset[int] = frozenset()) -> SearchResult | None:
         """Our VCF, then the opponent's VCF (if it has one, only root moves after which it
         has none are searched; with ``limits.vct`` those few are also checked against its
         VCT), then (if ``limits.vct``) our VCT, each by its share of the soft time
         (``ROOT_*_SHARE``, cumulative from ``start``).
 
+        :param blocked: flat cells the move must not be (``Limits.excluded``): a win that
+            starts on one is not played, and the root filter keeps none of them.
         :returns: the result if we win by force (score ``MATE - plies``), else None.
         """
         board, ss = self.board, self.ss
@@ -108,20 +111,23 @@ class RootThreats:
                 return 0
             return now + int(max(0.0, limits.soft_ms * share - ms_since(start)) * 1e6)
 
-        line = self.solve_line(threats.solve_vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES,
-                               by(ROOT_VCF_SHARE))
+        def playable(line: list[int] | None) -> list[int] | None:
+            return None if line is None or line[0] in blocked else line
+
+        line = playable(self.solve_line(threats.solve_vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES,
+                                        by(ROOT_VCF_SHARE)))
         if line is None:
             pass_move(pos, tab)
             threat = self.solve_line(threats.solve_vcf, ROOT_VCF_DEPTH, ROOT_VCF_NODES,
                                      by(THEIR_VCF_SHARE))
             pass_move(pos, tab)
             if threat is not None:
-                self.filter_root(threat, by(ROOT_FILTER_SHARE))
+                self.filter_root(threat, by(ROOT_FILTER_SHARE), blocked)
                 if limits.vct and ss.counters[ROOT_FILTER]:
                     self.drop_vct_losses(by(THEIR_VCT_SHARE))
             if limits.vct:
-                line = self.solve_line(threats.solve_vct, ROOT_VCT_DEPTH, ROOT_VCT_NODES,
-                                       by(ROOT_VCT_SHARE))
+                line = playable(self.solve_line(threats.solve_vct, ROOT_VCT_DEPTH,
+                                                ROOT_VCT_NODES, by(ROOT_VCT_SHARE)))
         if line is None:
             return None
         pv = [board.geometry.xy(c) for c in line]
@@ -162,10 +168,14 @@ class RootThreats:
         ss.counters[NODES] += ts.counters[threats.NODES]
         return allowed
 
-    def filter_root(self, threat_line: list[int], deadline_ns: int) -> None:
-        """Search only root moves proven to leave the opponent no VCF, if there are any
-        (:meth:`safe_moves`, the points of the opponent's winning line first)."""
-        if self.safe_moves(threat_line, deadline_ns).any():
+    def filter_root(self, threat_line: list[int], deadline_ns: int,
+                    blocked: frozenset[int] = frozenset()) -> None:
+        """Search only root moves proven to leave the opponent no VCF and not ``blocked``
+        (flat cells), if there are any (:meth:`safe_moves`, the points of the opponent's
+        winning line first)."""
+        allowed = self.safe_moves(threat_line, deadline_ns)
+        allowed[list(blocked)] = 0  # the intersection: a defence that is blocked is not one
+        if allowed.any():
             self.ss.counters[ROOT_FILTER] = 1
 
     def drop_vct_losses(self, deadline_ns: int) -> None:
