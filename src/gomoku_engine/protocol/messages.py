@@ -22,7 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..core.constants import mate_in
-from ..core.notation import Point, format_point, format_score, parse_score
+from ..core.errors import InvalidMoveError
+from ..core.notation import Point, format_point, format_score, parse_moves, parse_score
 from ..search.limits import SearchInfo, SearchResult
 
 #: Points of the principal variation in the line after the move (the rest is noise).
@@ -32,10 +33,6 @@ _SEARCH_LINE = re.compile(
     r"MESSAGE depth (?P<depth>\d+)-(?P<seldepth>\d+) ev (?P<score>-?\d+|(?:win|loss) in \d+)"
     r" n (?P<nodes>\d+)(?: n/ms \d+)? tm (?P<time>\d+) pv ?(?P<pv>.*)")
 
-
-#: A point as :func:`gomoku_engine.core.notation.format_point` writes it on boards up to 26
-#: columns wide.
-_POINT = re.compile(r"([a-z])(\d+)")
 
 
 def _pv_text(pv: Iterable[Point]) -> str:
@@ -103,16 +100,17 @@ def parse_search_line(line: str) -> SearchLine | None:
     None for any other line (another ``MESSAGE``, a move, another engine's output).
 
     The principal variation is read up to its first point that is not a letter and a
-    number (columns past ``z`` on the widest boards are printed as ``?``)."""
+    number (a column past ``z`` on the widest boards goes out as the character after it
+    in ASCII)."""
     match = _SEARCH_LINE.fullmatch(line.strip())
     if not match:
         return None
-    pv = []
+    pv: list[Point] = []
     for token in match["pv"].split():
-        point = _POINT.fullmatch(token)
-        if point is None:
-            break  # a column past ``z`` went out as ``?``: the pv is known up to here
-        pv.append((ord(point[1]) - ord("a"), int(point[2]) - 1))
+        try:
+            pv += parse_moves(token)
+        except InvalidMoveError:
+            break  # a column past ``z``: the pv is known up to here
     return SearchLine(int(match["depth"]), int(match["seldepth"]), parse_score(match["score"]),
                       int(match["nodes"]), int(match["time"]), pv)
 
