@@ -127,6 +127,8 @@ def avoid_excluded(board: Board, ss: SearchState, result: SearchResult,
     The root's forced-move rules (a five, the block of a five, an open four) and black's
     first stone do not read the root filter: when they name an excluded point, the move
     is the best candidate of move generation among the others."""
+    if result.move not in excluded:
+        return result  # the usual case: no need to list the legal points again
     blocked = blocked_cells(board, excluded)
     if board.geometry.index(*result.move) not in blocked:
         return result
