@@ -14,8 +14,8 @@ Replies are single lines ending in ``\\n``, written under one lock and flushed a
 (:class:`gomoku_engine.protocol.reader.Output`); every ``MESSAGE`` line comes from
 :mod:`gomoku_engine.protocol.messages`, ``INFO`` is read by
 :mod:`gomoku_engine.protocol.settings`, the blocks of ``BOARD``-like commands by
-:mod:`gomoku_engine.protocol.board_commands`, and a game move's limits and blunders follow
-:mod:`gomoku_engine.search.policy`.  Nothing else reaches stdout; bad input gets
+:mod:`gomoku_engine.protocol.board_commands`, and a move request is answered by
+:mod:`gomoku_engine.protocol.move_reply`.  Nothing else reaches stdout; bad input gets
 ``ERROR <reason>`` with the game state left as it was, unknown commands ``UNKNOWN <text>``;
 a move request is never answered with ERROR once a game exists.  Only
 :class:`gomoku_engine.engine.Engine`'s public API is used here.
@@ -23,7 +23,6 @@ a move request is never answered with ERROR once a game exists.  Only
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from typing import BinaryIO
@@ -32,12 +31,12 @@ from .. import __version__
 from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
-from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine, SearchInfo
+from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
 from ..search.levels import MAX_LEVEL
-from ..search.policy import apply_blunder, move_limits
 from .board_commands import block_points, board_stones, read_block, swap2_stones
 from .kernel_loader import KernelLoader
-from .messages import engine_info_lines, iteration_line, result_line, swap2_line
+from .move_reply import MoveReply
+from .messages import engine_info_lines, swap2_line
 from .reader import CommandThreads, Line, Output, split_word
 from .settings import (MAX_HASH_MB, MEMORY_RESERVE_MB, Changed, Settings, apply_info,
                        rule_from_info)
@@ -104,13 +103,12 @@ class ProtocolLoop:
         self._factory = engine_factory or (lambda w, h: Engine(w, h))
         self._settings = Settings(level=level, algorithm=algorithm, seed=seed,
                                   max_depth=max_depth, threads=threads)
-        self._rng = random.Random(0)  # a level's blunders; reseeded at every START
         self._size: tuple[int, int] | None = None
         self._engine: Engine | None = None
         self._me: int | None = None  # our colour in the current game, once known
-        self._blocked: set[Point] = set()  # YXBLOCK's, until YXBLOCKRESET or a new game
         self._started_at = time.perf_counter() if started_at is None else started_at
         self._loader = KernelLoader(enabled=warm_up)
+        self._moves = MoveReply(self.out, self._settings)
         self._loader.request(self._settings.kernel_groups())
 
     def run(self) -> None:
@@ -163,8 +161,7 @@ class ProtocolLoop:
             return
         self._size = (width, height)
         self._me = None
-        self._blocked.clear()  # as Rapfi: blocked points belong to one game
-        self._rng.seed(0)
+        self._moves.new_game()
         if self._engine is not None and (self._engine.board.width,
                                          self._engine.board.height) == self._size:
             self._engine.new_game()
@@ -335,12 +332,12 @@ class ProtocolLoop:
             return
         tokens, engine = block
         try:
-            self._blocked |= block_points(tokens, engine.board.width, engine.board.height)
+            self._moves.blocked |= block_points(tokens, engine.board.width, engine.board.height)
         except ValueError as exc:
             self.out.line(f"ERROR YXBLOCK: {exc}")
 
     def _cmd_yxblockreset(self, rest: str, line: Line) -> None:
-        self._blocked.clear()
+        self._moves.blocked.clear()
 
     def _cmd_yxshowforbid(self, rest: str, line: Line) -> None:
         engine = self._need_engine()
@@ -349,28 +346,7 @@ class ProtocolLoop:
             self.out.line("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in points) + ".")
 
     def _reply_move(self, engine: Engine, line: Line) -> None:
-        board, settings = engine.board, self._settings
-        if board.is_full:
-            self.out.line("ERROR the board is full: no move left")
-            return
-        limits = move_limits(settings.time, board.ply, settings.level,
-                             max_depth=settings.max_depth, max_nodes=settings.max_nodes,
-                             start=line.arrived, **settings.threat_flags())
-        limits.excluded = blocked = frozenset(self._blocked)
-        on_iteration = self._report if settings.show_detail > 0 else None
-        if self._threads.stop_requested:
-            engine.stop()  # YXSTOP came while this command waited: move at once
-        result = engine.search(limits, on_iteration)
-        apply_blunder(result, settings.level, self._rng, board.moves(),
-                      lambda x, y: board.is_legal(x, y) and (x, y) not in blocked,
-                      board.width, board.height)
-        board.play(*result.move)
-        settings.time.charge(result.time_ms)
-        self.out.line(result_line(result))
-        self.out.line(format_pair(result.move))
-
-    def _report(self, info: SearchInfo) -> None:
-        self.out.line(iteration_line(info))
+        self._moves.answer(engine, line.arrived, self._threads.stop_requested)
 
 
 __all__ = ["ABOUT", "MEMORY_RESERVE_MB", "Output", "ProtocolLoop", "Point", "START_WAIT_S",
