@@ -9,10 +9,16 @@ warmup`` and the protocol loop's background loader
 
 from __future__ import annotations
 
+import platform
+import sys
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numba
 
 from .core.constants import Rule
+from .core.jit import cache_path
 from .core.patterns import line_table
 from .engine import DEFAULT_ALGORITHM, Engine
 from .eval import evaluate
@@ -82,6 +88,35 @@ def _warm_ga() -> None:
 _WARM = {CORE: _warm_core, VCT: _warm_vct, GA: _warm_ga}
 
 
+def _stamp_path(group: str) -> Path:
+    return cache_path(f"kernels-{group}.stamp")
+
+
+def _stamp_text() -> str:
+    """What a compiled cache depends on besides the sources (which clear it themselves:
+    :mod:`gomoku_engine.core.jit`)."""
+    return (f"numba {numba.__version__} python {sys.version.split()[0]} "
+            f"{platform.machine()} {platform.system()}")
+
+
+def is_compiled(group: str) -> bool:
+    """Has :func:`warmup` compiled ``group`` into the on-disk cache of these sources, this
+    numba and this Python?  Then loading it takes well under a second; otherwise it
+    compiles (seconds to a minute).  A stamp cannot see a cache that numba itself refuses
+    (another CPU reading the same files, say): then the load compiles after all."""
+    try:
+        return _stamp_path(group).read_text() == _stamp_text()
+    except OSError:
+        return False
+
+
+def _stamp(group: str) -> None:
+    try:
+        _stamp_path(group).write_text(_stamp_text())
+    except OSError:
+        pass  # a read-only install: numba compiles in memory, and no stamp is right
+
+
 def warmup(groups: Iterable[str] = (CORE,), all_rules: bool = False,
            on_group: Callable[[str, float], None] | None = None) -> float:
     """Compile (or load from numba's on-disk cache) the kernels of ``groups``; returns the
@@ -105,6 +140,7 @@ def warmup(groups: Iterable[str] = (CORE,), all_rules: bool = False,
                              + ", ".join(KERNEL_GROUPS))
         started = time.perf_counter()
         _WARM[group]()
+        _stamp(group)
         if on_group is not None:
             on_group(group, time.perf_counter() - started)
     if all_rules:

@@ -43,13 +43,16 @@ KERNEL_GROUP_HELP = {"core": "board, alpha-beta, VCF", "vct": "VCT solver",
 @click.option("--all", "everything", is_flag=True,
               help="Also the optional kernels (the VCT solver, the genetic algorithm) and "
                    "the pattern tables of every rule.")
-def warmup(everything: bool) -> None:
+@click.option("--group", "chosen", multiple=True, type=click.Choice(list(KERNEL_GROUP_HELP)),
+              help="Only this kernel group (repeatable); the engine's protocol loop "
+                   "compiles a cold group this way, in a child process.")
+def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
     """Compile the numba kernels a game at the default settings calls into the on-disk
     cache (or load them from it), one line per group with its time."""
     from ..kernels import CORE, KERNEL_GROUPS
     from ..kernels import warmup as load
 
-    groups = KERNEL_GROUPS if everything else (CORE,)
+    groups = chosen or (KERNEL_GROUPS if everything else (CORE,))
     total = 0.0
     for group in groups:
         click.echo(f"kernels: {group} ({KERNEL_GROUP_HELP[group]}) ...", nl=False)

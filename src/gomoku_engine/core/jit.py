@@ -46,7 +46,9 @@ _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 #: derived arrays of :func:`cache_path` live in the package root's
 _CACHE_DIR = _PACKAGE_DIR / "__pycache__"
 _STAMP = _CACHE_DIR / "numba-source-hash.txt"
-_CACHE_SUFFIXES = (".nbi", ".nbc", ".npy", ".npz")
+#: numba's index and code files, our derived arrays, and the stamps of compiled kernel
+#: groups (:func:`gomoku_engine.kernels.is_compiled`)
+_CACHE_SUFFIXES = (".nbi", ".nbc", ".npy", ".npz", ".stamp")
 
 
 def _source_files() -> list[Path]:

@@ -196,6 +196,15 @@ class Board:
                 raise IllegalMoveError(f"the position already has a five ({x},{y})")
         self.position.state[TO_MOVE] = to_move
 
+    def load(self, stones: Iterable[tuple[int, int, int]], to_move: int) -> None:
+        """Replace the position by ``stones`` (``(x, y, colour)``, placed in that order),
+        checked by the caller: a game that went on past a five (a manager may continue
+        one) loads as it was played.  :meth:`set_stones` is the checked form."""
+        self.clear()
+        for x, y, colour in stones:
+            self.play(x, y, colour)
+        self.position.state[TO_MOVE] = to_move
+
     def copy(self) -> Board:
         """An independent board with the same stones (tables are shared, not copied)."""
         other = Board.__new__(Board)

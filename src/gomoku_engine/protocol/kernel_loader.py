@@ -6,6 +6,14 @@ another, and waits for them before ``OK`` (up to a deadline) and before a move. 
 are loaded one at a time, in the order asked, by :func:`gomoku_engine.kernels.warmup`
 (numba's on-disk cache, or a compile when the cache is cold).
 
+A group whose cache is cold (:func:`gomoku_engine.kernels.is_compiled`: a fresh install,
+new sources, another numba) is first compiled by a child process, ``python -m
+gomoku_engine warmup --group G``, which writes numba's on-disk cache, and then loaded from
+it here.  numba's compiler holds the GIL for most of a minute and peaks at 425-648 MB
+(docs/startup.md); in a child it neither slows the loop's replies nor counts against the
+engine process's memory.  If the child fails (a read-only install cannot keep a cache) the
+group compiles here as before.
+
 Each load ends with :func:`gc.freeze`: loading a group leaves some 100,000 objects
 (numba's types and dispatchers) to Python's cyclic garbage collector, and a full
 collection of them took 150 ms, a stall that would land inside whichever timed move
@@ -16,11 +24,17 @@ from __future__ import annotations
 
 import gc
 import queue
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterable
 
-from ..kernels import KERNEL_GROUPS, warmup
+from ..kernels import KERNEL_GROUPS, is_compiled, warmup
+
+#: Longest a compiling child may take, in seconds (all groups compile in about two minutes
+#: on a slow machine); past it the group compiles in this process.
+COMPILE_TIMEOUT_S = 900
 
 
 class KernelLoader:
@@ -28,10 +42,15 @@ class KernelLoader:
 
     :param enabled: False: nothing is loaded in the background (each kernel then loads
         or compiles on its first call) and :meth:`wait` returns True at once.
+    :param compile_apart: compile a cold group in a child process first (see the module
+        docstring); False: compile it in this process.
     """
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, compile_apart: bool = True) -> None:
         self.enabled = enabled
+        self.compile_apart = compile_apart
+        #: seconds each cold group's compiling child took
+        self.compile_seconds: dict[str, float] = {}
         self._done = {group: threading.Event() for group in KERNEL_GROUPS}
         self._asked: set[str] = set()
         self._lock = threading.Lock()
@@ -67,10 +86,28 @@ class KernelLoader:
                 return False
         return True
 
+    def ready(self, groups: Iterable[str]) -> bool:
+        """Are all ``groups`` loaded (or is loading disabled)?  Returns at once."""
+        return not self.enabled or all(self._done[g].is_set() for g in groups)
+
+    def _compile_apart(self, group: str) -> None:
+        """Compile ``group`` into numba's cache in a child process (see the module
+        docstring); its output goes nowhere (stdout is the protocol's)."""
+        started = time.perf_counter()
+        try:
+            subprocess.run([sys.executable, "-m", "gomoku_engine", "warmup", "--group", group],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=COMPILE_TIMEOUT_S, check=False)
+        except (OSError, subprocess.SubprocessError):
+            pass  # compiled here instead, by the load that follows
+        self.compile_seconds[group] = time.perf_counter() - started
+
     def _run(self) -> None:
         while True:
             group = self._queue.get()
             try:
+                if self.compile_apart and not is_compiled(group):
+                    self._compile_apart(group)
                 self.seconds[group] = warmup((group,))
                 gc.freeze()  # see the module docstring; costs no collection
             except Exception:  # noqa: BLE001 - the move's own call retries (and reports) it

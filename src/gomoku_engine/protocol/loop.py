@@ -32,15 +32,17 @@ from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
+from ..kernels import CORE
 from ..search.levels import MAX_LEVEL
 from .board_commands import block_points, board_stones, read_block, swap2_stones
+from .game_state import GameState
 from .kernel_loader import KernelLoader
-from .move_reply import MoveReply
+from .move_reply import KERNEL_FREE_MS, MoveReply
 from .messages import engine_info_lines, swap2_line
 from .reader import CommandThreads, Line, Output, split_word
 from .settings import (MAX_HASH_MB, MEMORY_RESERVE_MB, Changed, Settings, apply_info,
                        rule_from_info)
-from .swap2 import answer_five, answer_three, propose_opening
+from .swap2 import answer_five, answer_three, kernel_free_choice, propose_opening
 
 ABOUT = (f'name="gomoku-engine", version="{__version__}", '
          'author="gomoku-engine developers", country="International", '
@@ -56,14 +58,19 @@ _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD
              "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET"}
 
 
-def _swap2_reply(engine: Engine, given: int, budget_ms: float, swap1: bool) -> list[str]:
-    """The lines answering ``SWAP2BOARD`` with ``given`` stones (0, 3 or 5) on the board
-    within ``budget_ms`` ms (:mod:`gomoku_engine.protocol.swap2`; ``swap1``: ``INFO rule
-    5``, case 2 without two stones): the score, then ``SWAP`` or the stones placed."""
-    if given == 0:
+def _swap2_reply(engine: Engine | None, game: GameState, budget_ms: float,
+                 settings: Settings) -> list[str]:
+    """The lines answering ``SWAP2BOARD`` with the stones of ``game`` (0, 3 or 5) within
+    ``budget_ms`` ms (:mod:`gomoku_engine.protocol.swap2`; ``settings.swap1``: ``INFO rule
+    5``, case 2 without two stones; no ``engine``: its kernels are still loading): the
+    score, then ``SWAP`` or the stones placed."""
+    given = game.ply
+    if engine is None:
+        choice = kernel_free_choice(game.width, game.height, settings.rule, game.stones)
+    elif given == 0:
         choice = propose_opening(engine, budget_ms)
     elif given == 3:
-        choice = answer_three(engine, budget_ms, two_stones=not swap1)
+        choice = answer_three(engine, budget_ms, two_stones=not settings.swap1)
     else:
         choice = answer_five(engine, budget_ms)
     return [swap2_line(choice.score),
@@ -103,9 +110,8 @@ class ProtocolLoop:
         self._factory = engine_factory or (lambda w, h: Engine(w, h))
         self._settings = Settings(level=level, algorithm=algorithm, seed=seed,
                                   max_depth=max_depth, threads=threads)
-        self._size: tuple[int, int] | None = None
+        self._game: GameState | None = None  # from START on; the engine's board follows it
         self._engine: Engine | None = None
-        self._me: int | None = None  # our colour in the current game, once known
         self._started_at = time.perf_counter() if started_at is None else started_at
         self._loader = KernelLoader(enabled=warm_up)
         self._moves = MoveReply(self.out, self._settings)
@@ -137,17 +143,36 @@ class ProtocolLoop:
         self._settings.pending_lines.clear()
 
     # --- game set-up -----------------------------------------------------------------------
-    def _need_engine(self) -> Engine | None:
-        """The engine for the current game (built on first use), or None before START."""
-        if self._size is None:
+    def _need_game(self) -> GameState | None:
+        """The current game, or None (after an ERROR) before START."""
+        if self._game is None:
             self.out.line("ERROR no game started: send START first")
+        return self._game
+
+    def _engine_for(self, game: GameState, until: float | None = None) -> Engine | None:
+        """The engine with its board set to ``game`` (built on first use), once the core
+        kernels are loaded; waits for them until ``until`` (``time.perf_counter()``; None:
+        as long as it takes) and returns None if they are not loaded by then."""
+        left = None if until is None else max(0.0, until - time.perf_counter())
+        if not self._loader.wait((CORE,), left):
             return None
-        self._loader.wait(self._settings.kernel_groups())  # at once, unless a move is early
         if self._engine is None or (self._engine.board.width,
-                                    self._engine.board.height) != self._size:
-            self._engine = self._factory(*self._size)
+                                    self._engine.board.height) != game.size:
+            self._engine = self._factory(*game.size)
             self._apply_settings()
+        game.sync(self._engine.board)
         return self._engine
+
+    def _engine_for_move(self, game: GameState, core_until: float,
+                         optional_until: float) -> tuple[Engine | None, bool]:
+        """The engine for a timed move, and whether the optional kernels the settings
+        call (the genetic algorithm, the VCT solver) are loaded: the core is waited for
+        until ``core_until``, the others until ``optional_until`` (perf_counter seconds)."""
+        engine = self._engine_for(game, core_until)
+        if engine is None:
+            return None, False
+        left = max(0.0, optional_until - time.perf_counter())
+        return engine, self._loader.wait(self._settings.kernel_groups(), left)
 
     def _apply_settings(self) -> None:
         if self._engine is not None:
@@ -159,23 +184,23 @@ class ProtocolLoop:
             self.out.line(f"ERROR unsupported size {width}x{height}: sides must be "
                           f"{MIN_SIZE}..{MAX_SIZE}")
             return
-        self._size = (width, height)
-        self._me = None
+        self._game = game = GameState(width, height)
         self._moves.new_game()
         if self._engine is not None and (self._engine.board.width,
-                                         self._engine.board.height) == self._size:
+                                         self._engine.board.height) == game.size:
             self._engine.new_game()
         else:
             self._engine = None
         # With a warm numba cache the kernels are loaded well within the wait, and the
         # first move is not charged for them; a cold compile takes longer, and then OK must
-        # not wait (c-gomoku-cli wants it within 3 s): the move waits instead.
+        # not wait (c-gomoku-cli wants it within 3 s): the game is kept in plain Python and
+        # a move that comes before the kernels gets the kernel-free move (move_reply).
         # START was sent when it arrived, unless it was already waiting in the pipe when
         # the reader began (sent with the process's start, or during the imports).
         since = self._started_at if line.early else line.arrived
         if self._loader.wait(self._settings.kernel_groups(),
                              max(0.0, since + START_WAIT_S - time.perf_counter())):
-            self._need_engine()
+            self._engine_for(game)
         self.out.line("OK")
 
     def _cmd_start(self, rest: str, line: Line) -> None:
@@ -198,10 +223,9 @@ class ProtocolLoop:
         self._start_game(width, height, line)
 
     def _cmd_restart(self, rest: str, line: Line) -> None:
-        if self._size is None:
-            self.out.line("ERROR no game started: send START first")
-            return
-        self._start_game(*self._size, line)
+        game = self._need_game()
+        if game is not None:
+            self._start_game(*game.size, line)
 
     def _cmd_info(self, rest: str, line: Line) -> None:
         changed = apply_info(self._settings, rest)
@@ -231,77 +255,76 @@ class ProtocolLoop:
 
     # --- moves -----------------------------------------------------------------------------
     def _cmd_begin(self, rest: str, line: Line) -> None:
-        engine = self._need_engine()
-        if engine is not None:
-            self._me = engine.board.to_move
-            self._reply_move(engine, line)
+        game = self._need_game()
+        if game is not None:
+            game.me = game.to_move
+            self._reply_move(game, line)
 
-    def _place(self, rest: str, name: str, ours: bool) -> Engine | None:
+    def _place(self, rest: str, name: str, ours: bool) -> GameState | None:
         """Play the point of a TURN (``ours`` False) or PLAY; None after an ERROR.
 
         The stone gets the opponent's or our colour as known from the game so far (after
         YXBOARD the side to move is us, and TURN still places the opponent's stone).
         """
-        engine = self._need_engine()
-        if engine is None:
+        game = self._need_game()
+        if game is None:
             return None
-        me = self._me if self._me is not None else (
-            engine.board.to_move if ours else 3 - engine.board.to_move)
+        me = game.me if game.me is not None else (
+            game.to_move if ours else 3 - game.to_move)
         try:
-            engine.board.play(*parse_pair(rest), colour=me if ours else 3 - me)
+            game.place(*parse_pair(rest), colour=me if ours else 3 - me)
         except GomokuError as exc:
             self.out.line(f"ERROR {name} {rest}: {exc}")
             return None
-        self._me = me
-        return engine
+        game.me = me
+        return game
 
     def _cmd_turn(self, rest: str, line: Line) -> None:
-        engine = self._place(rest, "TURN", ours=False)  # the opponent's move ...
-        if engine is not None:
-            self._reply_move(engine, line)  # ... and ours
+        game = self._place(rest, "TURN", ours=False)  # the opponent's move ...
+        if game is not None:
+            self._reply_move(game, line)  # ... and ours
 
     def _cmd_play(self, rest: str, line: Line) -> None:
-        engine = self._place(rest, "PLAY", ours=True)  # the manager imposes our move
-        if engine is not None:
-            self.out.line(format_pair(engine.board.moves()[-1]))
+        game = self._place(rest, "PLAY", ours=True)  # the manager imposes our move
+        if game is not None:
+            self.out.line(format_pair(game.stones[-1][:2]))
 
     def _cmd_takeback(self, rest: str, line: Line) -> None:
-        engine = self._need_engine()
-        if engine is None:
+        game = self._need_game()
+        if game is None:
             return
         try:
-            x, y = parse_pair(rest)
-            engine.board.remove(x, y)
+            game.remove(*parse_pair(rest))
         except GomokuError as exc:
             self.out.line(f"ERROR TAKEBACK {rest}: {exc}")
             return
         self.out.line("OK")
 
-    def _block(self, rest: str, error: str) -> tuple[list[str], Engine] | None:
-        """The tokens of a block and the game's engine, or None after an ERROR (a block
-        cut short by a command, which then runs; no game)."""
+    def _block(self, rest: str, error: str) -> tuple[list[str], GameState] | None:
+        """The tokens of a block and the game, or None after an ERROR (a block cut short
+        by a command, which then runs; no game)."""
         tokens, interrupted = read_block(rest, self._threads.next_line, _COMMANDS)
         if interrupted is not None:
             self.out.line(error)
             self._dispatch(interrupted)
             return None
-        engine = self._need_engine()
-        return None if engine is None else (tokens, engine)
+        game = self._need_game()
+        return None if game is None else (tokens, game)
 
     def _set_board(self, rest: str, line: Line, reply: bool, name: str) -> None:
         block = self._block(rest, f"ERROR {name} not terminated by DONE: position unchanged")
         if block is None:
             return
-        tokens, engine = block
+        tokens, game = block
         try:
             stones, me = board_stones(tokens)
-            engine.board.set_stones(stones, to_move=me)  # checks every stone first
+            game.set_stones(stones, me, self._settings.rule)  # checks every stone first
         except (ValueError, GomokuError) as exc:
             self.out.line(f"ERROR {name}: {exc}")
             return
-        self._me = me
+        game.me = me
         if reply:
-            self._reply_move(engine, line)
+            self._reply_move(game, line)
 
     def _cmd_board(self, rest: str, line: Line) -> None:
         self._set_board(rest, line, reply=True, name="BOARD")
@@ -313,16 +336,17 @@ class ProtocolLoop:
         block = self._block(rest, "ERROR SWAP2BOARD not terminated by DONE")
         if block is None:
             return
-        tokens, engine = block
+        tokens, game = block
         try:
             stones, to_move = swap2_stones(tokens)
-            engine.board.set_stones(stones, to_move=to_move)
+            game.set_stones(stones, to_move, self._settings.rule)
         except (ValueError, GomokuError) as exc:
             self.out.line(f"ERROR SWAP2BOARD: {exc}")
             return
         _, budget = self._settings.time.budget(len(stones))
+        engine = self._engine_for(game, line.arrived + (budget - KERNEL_FREE_MS) / 1000.0)
         budget -= (time.perf_counter() - line.arrived) * 1000.0
-        for text in _swap2_reply(engine, len(stones), budget, self._settings.swap1):
+        for text in _swap2_reply(engine, game, budget, self._settings):
             self.out.line(text)
 
     def _cmd_yxblock(self, rest: str, line: Line) -> None:
@@ -330,9 +354,9 @@ class ProtocolLoop:
         block = self._block(rest, "ERROR YXBLOCK not terminated by DONE")
         if block is None:
             return
-        tokens, engine = block
+        tokens, game = block
         try:
-            self._moves.blocked |= block_points(tokens, engine.board.width, engine.board.height)
+            self._moves.blocked |= block_points(tokens, game.width, game.height)
         except ValueError as exc:
             self.out.line(f"ERROR YXBLOCK: {exc}")
 
@@ -340,13 +364,15 @@ class ProtocolLoop:
         self._moves.blocked.clear()
 
     def _cmd_yxshowforbid(self, rest: str, line: Line) -> None:
-        engine = self._need_engine()
+        game = self._need_game()
+        engine = None if game is None else self._engine_for(game)
         if engine is not None:
             points = engine.board.foul_points()
             self.out.line("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in points) + ".")
 
-    def _reply_move(self, engine: Engine, line: Line) -> None:
-        self._moves.answer(engine, line.arrived, self._threads.stop_requested)
+    def _reply_move(self, game: GameState, line: Line) -> None:
+        self._moves.answer(game, self._engine_for_move, line.arrived,
+                           self._threads.stop_requested)
 
 
 __all__ = ["ABOUT", "MEMORY_RESERVE_MB", "Output", "ProtocolLoop", "Point", "START_WAIT_S",

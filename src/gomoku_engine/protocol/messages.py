@@ -52,6 +52,12 @@ def iteration_line(info: SearchInfo) -> str:
             f"pv {_pv_text(info.pv)}")
 
 
+def kernel_free_line(time_ms: float) -> str:
+    """The line before a move chosen without the search (its kernels were still loading
+    or compiling when the move's time ran out), ``time_ms`` after the request."""
+    return f"MESSAGE kernels still loading: kernel-free move in {time_ms:.0f} ms"
+
+
 def swap2_line(score: int) -> str:
     """The line before a Swap2 answer: the opening's score for white to move."""
     return f"MESSAGE swap2 ev {format_score(score)} (white to move)"
@@ -115,5 +121,5 @@ def parse_search_line(line: str) -> SearchLine | None:
                       int(match["nodes"]), int(match["time"]), pv)
 
 
-__all__ = ["PV_SHOWN", "SearchLine", "engine_info_lines", "ignored_info_line", "iteration_line",
+__all__ = ["PV_SHOWN", "SearchLine", "engine_info_lines", "ignored_info_line", "iteration_line", "kernel_free_line",
            "max_hash_size", "parse_search_line", "result_line", "swap2_line"]

@@ -1,5 +1,5 @@
-"""Answering a move request: the limits of the move, the search, a level's blunder, the
-lines written.
+"""Answering a move request: the limits of the move, the search (or, while the kernels
+are still compiling, the kernel-free move), a level's blunder, the lines written.
 
 :class:`MoveReply` owns what a game's moves share between requests: the random source of
 a level's blunders (reseeded at every ``START``, so a game is reproducible) and the points
@@ -11,13 +11,28 @@ a level's blunders (reseeded at every ``START``, so a game is reproducible) and 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..core.notation import Point, format_pair
-from ..engine import Engine, SearchInfo
+from ..engine import DEFAULT_ALGORITHM, Engine, SearchInfo, SearchResult
+from ..search.kernel_free import kernel_free_move
+from ..search.limits import ms_since
 from ..search.policy import apply_blunder, move_limits
-from .messages import iteration_line, result_line
+from .game_state import GameState
+from .messages import iteration_line, kernel_free_line, result_line
 from .reader import Output
 from .settings import Settings
+
+#: Kept back from a move's budget for the kernel-free move when the core kernels are not
+#: loaded in time, in ms (it takes 2-60 ms on 15x15 to 32x32 boards; see
+#: :mod:`gomoku_engine.search.kernel_free`).
+KERNEL_FREE_MS = 150.0
+#: Share of a move's budget it waits for the optional kernels (the genetic algorithm, the
+#: VCT solver) before it is searched without them.
+OPTIONAL_WAIT_SHARE = 0.5
+
+#: ``(game, core_until, optional_until) -> (engine or None, optional kernels loaded)``
+EngineForMove = Callable[[GameState, float, float], tuple[Engine | None, bool]]
 
 
 class MoveReply:
@@ -39,36 +54,78 @@ class MoveReply:
         self.blocked.clear()
         self.rng.seed(0)
 
-    def answer(self, engine: Engine, arrived: float, stop_requested: bool = False) -> None:
-        """Search the engine's position, play the move on its board and write the search
-        line and the move.
+    def answer(self, game: GameState, engine_for_move: EngineForMove, arrived: float,
+               stop_requested: bool = False) -> None:
+        """Choose a move for the side to move of ``game``, play it there and write the
+        search line and the move.
 
+        The move waits for the core kernels (loading, or compiling on a cold cache) only
+        as long as its budget allows less :data:`KERNEL_FREE_MS`, and for the optional
+        ones (the genetic algorithm, the VCT solver) at most :data:`OPTIONAL_WAIT_SHARE` of
+        it: without the core it is the kernel-free move
+        (:mod:`gomoku_engine.search.kernel_free`), without the optional ones the core
+        alpha-beta search's.
+
+        :param engine_for_move: the engine with its board set to ``game`` and whether the
+            optional kernels are loaded, waiting until the two ``perf_counter`` times
+            given; ``(None, False)`` when the core is not loaded by the first.
         :param arrived: ``time.perf_counter()`` when the request arrived: the move's time
             counts from there.
         :param stop_requested: ``YXSTOP`` came while the request waited: move at once.
         """
-        board, settings = engine.board, self.settings
-        if board.is_full:
+        if game.is_full:
             self.out.line("ERROR the board is full: no move left")
             return
+        _, hard_ms = self.settings.time.budget(game.ply)
+        engine, optional = engine_for_move(
+            game, arrived + (hard_ms - KERNEL_FREE_MS) / 1000.0,
+            arrived + hard_ms * OPTIONAL_WAIT_SHARE / 1000.0)
+        colour = game.to_move
+        if engine is None:
+            move, text, time_ms = self._kernel_free(game, arrived)
+        else:
+            result = self._search(engine, arrived, stop_requested, core_only=not optional)
+            move, text, time_ms = result.move, result_line(result), result.time_ms
+        game.place(*move, colour=colour)
+        self.settings.time.charge(time_ms)
+        self.out.line(text)
+        self.out.line(format_pair(move))
+
+    def _kernel_free(self, game: GameState, arrived: float) -> tuple[Point, str, float]:
+        settings = self.settings
+        move = kernel_free_move(game.width, game.height, settings.rule, game.stones,
+                                game.to_move, self.blocked, settings.opening_rule)
+        time_ms = ms_since(arrived)
+        return move, kernel_free_line(time_ms), time_ms
+
+    def _search(self, engine: Engine, arrived: float, stop_requested: bool,
+                core_only: bool) -> SearchResult:
+        """The searched move, played on the engine's board (a level's blunder applied);
+        ``core_only``: the alpha-beta search without the root VCT, whatever the settings."""
+        board, settings = engine.board, self.settings
+        flags = settings.threat_flags()
+        if core_only:
+            flags["vct"] = False
+            engine.set_algorithm(DEFAULT_ALGORITHM)
         limits = move_limits(settings.time, board.ply, settings.level,
                              max_depth=settings.max_depth, max_nodes=settings.max_nodes,
-                             start=arrived, **settings.threat_flags())
+                             start=arrived, **flags)
         limits.excluded = blocked = frozenset(self.blocked)
         on_iteration = self._report if settings.show_detail > 0 else None
         if stop_requested:
             engine.stop()
-        result = engine.search(limits, on_iteration)
+        try:
+            result = engine.search(limits, on_iteration)
+        finally:
+            engine.set_algorithm(settings.algorithm)
         apply_blunder(result, settings.level, self.rng, board.moves(),
                       lambda x, y: board.is_legal(x, y) and (x, y) not in blocked,
                       board.width, board.height)
         board.play(*result.move)
-        settings.time.charge(result.time_ms)
-        self.out.line(result_line(result))
-        self.out.line(format_pair(result.move))
+        return result
 
     def _report(self, info: SearchInfo) -> None:
         self.out.line(iteration_line(info))
 
 
-__all__ = ["MoveReply"]
+__all__ = ["EngineForMove", "KERNEL_FREE_MS", "MoveReply", "OPTIONAL_WAIT_SHARE"]

@@ -73,6 +73,11 @@ class Settings:
     #: reading while it sends INFO, protocol notes section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def rule(self) -> Rule:
+        """The game rule ``INFO rule`` chose."""
+        return Rule(self.rule_code)
+
     def kernel_groups(self) -> tuple[str, ...]:
         """The kernel groups (:func:`gomoku_engine.kernels.kernel_groups`) a move can call."""
         bits = self.threats  # the root VCT runs only with the root VCF (Limits.vct)
@@ -89,7 +94,7 @@ class Settings:
     def apply_to(self, engine: Engine) -> None:
         """Set the engine's rule, algorithm, evaluation, seed, opening rule, threads and
         transposition table (:meth:`hash_mb`, else the size it was built with)."""
-        engine.set_rule(Rule(self.rule_code))
+        engine.set_rule(self.rule)
         engine.set_algorithm(self.algorithm)
         engine.set_evaluation(self.evaluation)
         engine.seed = self.seed

@@ -23,10 +23,11 @@ import time
 from dataclasses import dataclass, field
 
 from ..game.board import Board
-from ..core.constants import BLACK, EMPTY, WHITE
+from ..core.constants import BLACK, EMPTY, WHITE, Rule
 from ..engine import Engine, Limits
 from ..core.notation import Point
 from ..eval import evaluate
+from ..search.kernel_free import kernel_free_move
 
 #: |score| (white to move) below which a position counts as balanced.
 BALANCED = 150
@@ -43,6 +44,18 @@ class OpeningChoice:
     swap: bool
     moves: list[Point] = field(default_factory=list)
     score: int = 0  #: search score (white to move) the decision rests on
+
+
+def kernel_free_choice(width: int, height: int, rule: Rule,
+                       stones: list[tuple[int, int, int]]) -> OpeningChoice:
+    """An answer without the search, while its kernels are still loading: on the empty
+    board the three stones h8 i9 j7 around the centre (black, white, black), else stay
+    white and play one stone (:func:`gomoku_engine.search.kernel_free.kernel_free_move`).
+    """
+    if not stones:
+        cx, cy = width // 2, height // 2
+        return OpeningChoice(False, [(cx, cy), (cx + 1, cy + 1), (cx + 2, cy - 1)])
+    return OpeningChoice(False, [kernel_free_move(width, height, rule, stones, WHITE)])
 
 
 def _score(engine: Engine, deadline: float, share: float,
@@ -150,4 +163,5 @@ def answer_five(engine: Engine, budget_ms: float, depth: int | None = None) -> O
     return OpeningChoice(False, [move], score)
 
 
-__all__ = ["BALANCED", "OpeningChoice", "answer_five", "answer_three", "propose_opening"]
+__all__ = ["BALANCED", "OpeningChoice", "answer_five", "answer_three", "kernel_free_choice",
+           "propose_opening"]

@@ -1,0 +1,193 @@
+"""Moves before the kernels: the kernel-free move, the plain-Python game state, and the
+protocol loop answering on time while its kernels are still loading (held back here, as a
+cold compile would hold them)."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gomoku_engine.core.constants import BLACK, WHITE, Rule
+from gomoku_engine.core.errors import IllegalMoveError
+from gomoku_engine.core.opening_rules import first_move_allowed
+from gomoku_engine.core.rules import LEGAL
+from gomoku_engine.game.board import Board
+from gomoku_engine.protocol import kernel_loader
+from gomoku_engine.protocol.game_state import GameState
+from gomoku_engine.protocol.loop import START_WAIT_S, ProtocolLoop
+from gomoku_engine.search.kernel_free import kernel_free_move
+
+
+def _stones(points: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    return [(x, y, BLACK if i % 2 == 0 else WHITE) for i, (x, y) in enumerate(points)]
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU, Rule.CARO])
+def test_it_makes_its_own_five_before_blocking_the_opponents(rule):
+    # black: four in a row on row 7; white: four in a row on row 9; black to move
+    stones = [(x, 7, BLACK) for x in range(3, 7)] + [(x, 9, WHITE) for x in range(3, 7)]
+    assert kernel_free_move(15, 15, rule, stones, BLACK) in ((2, 7), (7, 7))
+    assert kernel_free_move(15, 15, rule, stones, WHITE) in ((2, 9), (7, 9))
+
+
+def test_it_blocks_the_opponents_five_point():
+    stones = [(4, 4, BLACK), (5, 5, BLACK), (6, 6, BLACK), (7, 7, BLACK),
+              (3, 3, WHITE), (0, 10, WHITE), (12, 1, WHITE)]
+    assert kernel_free_move(15, 15, Rule.FREESTYLE, stones, WHITE) == (8, 8)
+
+
+def test_an_empty_board_gets_the_centre_or_the_opening_rules_nearest_point():
+    assert kernel_free_move(15, 15, Rule.FREESTYLE, [], BLACK) == (7, 7)
+    x, y = kernel_free_move(15, 15, Rule.FREESTYLE, [], BLACK, opening_rule="lin")
+    assert first_move_allowed("lin", x, y, 15, 15)
+    assert kernel_free_move(15, 15, Rule.FREESTYLE, [], BLACK, excluded={(7, 7)}) != (7, 7)
+
+
+def test_excluded_points_are_avoided_while_another_is_left():
+    stones = [(x, 7, BLACK) for x in range(3, 7)]
+    move = kernel_free_move(15, 15, Rule.FREESTYLE, stones, BLACK,
+                            excluded={(2, 7), (7, 7)})
+    assert move not in {(2, 7), (7, 7)}
+    full = [(x, y) for y in range(5) for x in range(5) if (x, y) != (2, 2)]
+    assert kernel_free_move(5, 5, Rule.FREESTYLE, _stones(full), BLACK,
+                            excluded={(2, 2)}) == (2, 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), pairs=st.integers(2, 30))
+def test_black_never_plays_a_renju_foul(seed, pairs):
+    rng = random.Random(seed)
+    board = Board(15, rule=Rule.RENJU)
+    while board.ply < 2 * pairs:  # stones thrown near the centre, where fouls are dense
+        x, y = rng.randrange(3, 12), rng.randrange(3, 12)
+        if board.at(x, y) == 0:
+            board.play(x, y)
+            if board.winner:
+                board.undo()
+                break
+    if board.ply % 2:
+        board.undo()
+    move = kernel_free_move(15, 15, Rule.RENJU, board.stones(), BLACK)
+    assert board.to_move == BLACK and board.foul(*move) == LEGAL
+
+
+def test_the_game_state_refuses_what_the_board_refuses_with_the_same_text():
+    rng = random.Random(5)
+    for _ in range(300):
+        game, board = GameState(9, 9), Board(9)
+        for _ in range(40):
+            x, y = rng.randrange(-1, 10), rng.randrange(-1, 10)
+            colour = rng.choice((BLACK, WHITE))
+            outcomes = []
+            for target in (game, board):
+                try:
+                    if isinstance(target, GameState):
+                        target.place(x, y, colour)
+                    else:
+                        target.play(x, y, colour)
+                    outcomes.append(None)
+                except IllegalMoveError as exc:
+                    outcomes.append(str(exc))
+            assert outcomes[0] == outcomes[1]
+        assert game.stones == board.stones()
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU, Rule.CARO])
+def test_set_stones_refuses_a_five_exactly_when_the_board_does(rule):
+    rng = random.Random(int(rule))
+    refused = 0
+    for _ in range(150):
+        stones, seen = [], set()
+        while len(stones) < 30:  # crowded lines, so that fives are common
+            x, y = rng.randrange(3, 9), rng.randrange(3, 9)
+            if (x, y) not in seen:
+                seen.add((x, y))
+                stones.append((x, y, rng.choice((BLACK, WHITE))))
+        verdicts = []
+        for target in (GameState(11, 11), Board(11, rule=rule)):
+            try:
+                if isinstance(target, GameState):
+                    target.set_stones(stones, BLACK, rule)
+                else:
+                    target.set_stones(stones, BLACK)
+                verdicts.append(None)
+            except IllegalMoveError as exc:
+                verdicts.append(str(exc))
+        assert verdicts[0] == verdicts[1]
+        refused += verdicts[0] is not None
+    assert refused > 10  # the check was exercised
+
+
+def test_the_game_state_brings_an_engine_board_to_its_stones():
+    game = GameState(15, 15)
+    for x, y in ((7, 7), (8, 8), (6, 6)):
+        game.place(x, y, game.to_move)
+    game.remove(8, 8)
+    board = Board(15)
+    board.play(1, 1)
+    game.sync(board)
+    assert board.stones() == game.stones and board.to_move == game.to_move == WHITE
+
+
+class _Replies(io.BytesIO):
+    """Output that releases the kernels once ``after`` moves have been written."""
+
+    def __init__(self, release: threading.Event, after: int) -> None:
+        super().__init__()
+        self.release, self.after, self.moves = release, after, 0
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        text = data.decode().strip()
+        if text.count(",") == 1 and text[0].isdigit():
+            self.moves += 1
+            if self.moves == self.after:
+                self.release.set()
+        return super().write(data)
+
+
+def test_moves_before_the_kernels_are_kernel_free_then_searched_on_the_same_game(monkeypatch):
+    release = threading.Event()
+    real = kernel_loader.warmup
+
+    def held_warmup(groups):  # the kernels load once three moves are out
+        assert release.wait(120)
+        return real(groups)
+
+    monkeypatch.setattr(kernel_loader, "warmup", held_warmup)
+    monkeypatch.setattr(kernel_loader, "is_compiled", lambda group: True)  # no child
+    before = ["START 15", "INFO timeout_turn 300", "BEGIN", "TURN 8,8", "TURN 0,0",
+              "TAKEBACK 0,0", "TURN 14,0", "TURN 14,0", "TURN 0,14"]
+    after = ["INFO max_depth 2", "TURN 14,14", "END"]
+    read_end, write_end = os.pipe()
+    out = _Replies(release, after=3)
+    loop = ProtocolLoop(os.fdopen(read_end, "rb"), out,
+                        started_at=-2 * START_WAIT_S)  # START's deadline has passed
+
+    def manager() -> None:
+        with os.fdopen(write_end, "wb", buffering=0) as pipe:
+            pipe.write(("\n".join(before) + "\n").encode())
+            assert loop._loader.wait(["core"], 600)  # then the kernels are in
+            pipe.write(("\n".join(after) + "\n").encode())
+
+    writer = threading.Thread(target=manager)
+    writer.start()
+    loop.run()
+    writer.join()
+    lines = out.getvalue().decode().splitlines()
+    assert lines[0] == "OK" and lines[2] == "7,7"  # BEGIN: the centre, kernel-free
+    kernel_free = [i for i, t in enumerate(lines) if t.startswith("MESSAGE kernels still")]
+    searched = [i for i, t in enumerate(lines) if t.startswith("MESSAGE depth")]
+    assert len(kernel_free) >= 3 and len(searched) == 1, lines
+    assert max(kernel_free) < searched[0]
+    assert "ERROR TURN 14,0: 14,0 is occupied" in lines
+    game = loop._game
+    assert game is not None and loop._engine is not None
+    assert loop._engine.board.stones() == game.stones  # the searched move's board
+    points = [(x, y) for x, y, _ in game.stones]
+    assert len(points) == len(set(points)) == 10 and (0, 0) not in points
