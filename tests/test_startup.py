@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -167,3 +168,36 @@ def test_the_evaluation_tables_share_the_rules_tables():
     threat, value, foul = combination_tables(evaluation="handset")
     assert threat is class_tables()[0] and foul is class_tables()[1]
     assert value is _base_tables()[0]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX process check")
+def test_a_compile_lock_is_live_while_its_child_runs(tmp_path):
+    lock = tmp_path / "kernels-core.compiling"
+    assert not kernel_loader._compiling(lock)  # no lock
+    lock.write_text("")
+    assert kernel_loader._compiling(lock)  # just taken, the pid not yet written
+    lock.write_text(str(os.getpid()))
+    assert kernel_loader._compiling(lock)
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    lock.write_text(str(ended.pid))
+    assert not kernel_loader._compiling(lock)
+
+
+def test_a_cold_group_is_compiled_by_a_child_process_then_loaded(monkeypatch):
+    children = []
+
+    class Child:  # stands in for subprocess.Popen: records the command, "compiles" at once
+        def __init__(self, command, **kwargs):
+            children.append(command)
+            self.pid = os.getpid()
+
+        def wait(self, timeout=None):
+            return 0
+
+    monkeypatch.setattr(kernel_loader, "is_compiled", lambda group: bool(children))
+    monkeypatch.setattr(kernel_loader.subprocess, "Popen", Child)
+    loader = kernel_loader.KernelLoader()
+    assert loader.wait([CORE], 300)
+    assert children == [[sys.executable, "-m", "gomoku_engine", "warmup", "--group", "core"]]
+    assert not jit.cache_path("kernels-core.compiling").exists()  # the lock is released

@@ -9,9 +9,10 @@ are loaded one at a time, in the order asked, by :func:`gomoku_engine.kernels.wa
 A group whose cache is cold (:func:`gomoku_engine.kernels.is_compiled`: a fresh install,
 new sources, another numba) is first compiled by a child process, ``python -m
 gomoku_engine warmup --group G``, which writes numba's on-disk cache, and then loaded from
-it here.  numba's compiler holds the GIL for most of a minute and peaks at 425-648 MB
-(docs/startup.md); in a child it neither slows the loop's replies nor counts against the
-engine process's memory.  If the child fails (a read-only install cannot keep a cache) the
+it here (one child an install: a lock file beside the cache names it, and other engine
+processes wait for it).  numba's compiler holds the GIL for most of a minute and peaks at
+425-648 MB (docs/startup.md); in a child it neither slows the loop's replies nor counts
+against the engine process's memory.  If the child fails (a read-only install cannot keep a cache) the
 group compiles here as before.
 
 Each load ends with :func:`gc.freeze`: loading a group leaves some 100,000 objects
@@ -23,18 +24,41 @@ triggers it.  Frozen, they are never scanned again.
 from __future__ import annotations
 
 import gc
+import os
 import queue
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
 
+from ..core.jit import cache_path
 from ..kernels import KERNEL_GROUPS, is_compiled, warmup
 
 #: Longest a compiling child may take, in seconds (all groups compile in about two minutes
 #: on a slow machine); past it the group compiles in this process.
 COMPILE_TIMEOUT_S = 900
+
+
+def _compiling(lock: Path) -> bool:
+    """Is the child named in ``lock`` still compiling?  On POSIX its process is asked; on
+    Windows (where ``os.kill`` would end it) a lock younger than the compile timeout
+    counts, as does one not yet holding a pid (written a moment after the lock)."""
+    try:
+        text, age = lock.read_text().strip(), time.time() - lock.stat().st_mtime
+    except OSError:
+        return False
+    if not text.isdigit() or os.name == "nt":
+        return age < (COMPILE_TIMEOUT_S if text.isdigit() else 5.0)
+    try:
+        os.kill(int(text), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # alive, another user's
+    return True
 
 
 class KernelLoader:
@@ -86,21 +110,39 @@ class KernelLoader:
                 return False
         return True
 
-    def ready(self, groups: Iterable[str]) -> bool:
-        """Are all ``groups`` loaded (or is loading disabled)?  Returns at once."""
-        return not self.enabled or all(self._done[g].is_set() for g in groups)
-
     def _compile_apart(self, group: str) -> None:
         """Compile ``group`` into numba's cache in a child process (see the module
-        docstring); its output goes nowhere (stdout is the protocol's)."""
+        docstring), or wait for the child another engine process started (several engines
+        of one install start at once in a match); the child's output goes nowhere (stdout
+        is the protocol's)."""
         started = time.perf_counter()
-        try:
-            subprocess.run([sys.executable, "-m", "gomoku_engine", "warmup", "--group", group],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=COMPILE_TIMEOUT_S, check=False)
-        except (OSError, subprocess.SubprocessError):
-            pass  # compiled here instead, by the load that follows
+        lock = cache_path(f"kernels-{group}.compiling")
+        while not is_compiled(group) and time.perf_counter() - started < COMPILE_TIMEOUT_S:
+            try:
+                with open(lock, "x") as owner:  # exclusive: one compiling child an install
+                    self._run_child(group, owner)
+                lock.unlink(missing_ok=True)
+                break
+            except FileExistsError:
+                if _compiling(lock):
+                    time.sleep(0.5)
+                else:
+                    lock.unlink(missing_ok=True)  # its child died: compile again
+            except OSError:
+                break  # no cache to share (a read-only install): the load compiles here
         self.compile_seconds[group] = time.perf_counter() - started
+
+    @staticmethod
+    def _run_child(group: str, owner: TextIO) -> None:
+        command = [sys.executable, "-m", "gomoku_engine", "warmup", "--group", group]
+        child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        owner.write(str(child.pid))
+        owner.flush()
+        try:
+            child.wait(COMPILE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            child.kill()
 
     def _run(self) -> None:
         while True:
