@@ -53,7 +53,8 @@ START_WAIT_S = 1.3
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET"}
+             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET",
+             "YXNBEST"}
 
 
 def _swap2_reply(engine: Engine, given: int, budget_ms: float, swap1: bool) -> list[str]:
@@ -344,6 +345,11 @@ class ProtocolLoop:
         if engine is not None:
             points = engine.board.foul_points()
             self.out.line("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in points) + ".")
+
+    def _cmd_yxnbest(self, rest: str, line: Line) -> None:
+        engine = self._need_engine()  # the position of the last YXBOARD, BOARD or move
+        if engine is not None:
+            self._moves.answer_nbest(engine, rest, line.arrived, self._threads.stop_requested)
 
     def _reply_move(self, engine: Engine, line: Line) -> None:
         self._moves.answer(engine, line.arrived, self._threads.stop_requested)
