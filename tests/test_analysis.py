@@ -283,3 +283,13 @@ def test_cli_analyze_multipv() -> None:
     assert sum(line.startswith("[3] depth") for line in out) == 3  # per depth, line 3
     occupied = set(parse_moves("h8i9i8g9"))
     assert not occupied & {parse_pair(m) for m in moves}
+
+
+def test_show_detail_2_for_a_move_found_without_iterations() -> None:
+    """A five found by the root threat search ends the search before any iteration: the
+    move still gets its INFO block (Rapfi's printBestmoveWithoutSearch)."""
+    stones = "3,7,1\n2,7,2\n4,7,1\n10,10,2\n5,7,1\n11,12,2\n6,7,1\n12,3,2\n"
+    lines = _session(f"INFO show_detail 2\nSTART 15\nBOARD\n{stones}DONE\n")
+    [block] = _gui_blocks(lines)
+    assert block["EVAL"].startswith("+M") and block["WINRATE"] == "1"
+    assert block["BESTLINE"].split()[0] == "7,7" and lines[-1] == "7,7"

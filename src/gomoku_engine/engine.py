@@ -222,7 +222,8 @@ class Engine:
         found by the root threat search, a five to make or block, an open four, black's
         first stone, the genetic algorithm (one line each), or fewer root candidates than
         asked (the root's breadth limit, 32).  Each line's search takes about as long as
-        a one-line search to the same depth, so a time limit reaches shallower depths.
+        a one-line search to the same depth, so a time limit reaches shallower depths;
+        it runs on one thread (lazy-SMP helpers would search the whole root).
         The board is unchanged on return.
 
         :param limits: as for :meth:`search` (its ``multipv`` is replaced).

@@ -41,7 +41,7 @@ from __future__ import annotations
 from ..core.constants import Rule, mate_in
 from ..core.notation import format_pair
 from ..eval import win_rate
-from ..search.limits import SearchInfo
+from ..search.limits import SearchInfo, SearchResult
 from .messages import iteration_line, realtime_lines
 from .reader import Output
 from .settings import SHOW_DETAIL, SHOW_REALTIME
@@ -78,8 +78,20 @@ class SearchReport:
 
     def __init__(self, out: Output, show_detail: int, rule: Rule) -> None:
         self.out, self.show_detail, self.rule = out, show_detail, rule
+        self.reported = 0  #: lines reported so far
+
+    def without_search(self, result: SearchResult) -> None:
+        """After the search: if it reported no line (a forced win found by the root threat
+        search, black's first stone, the centre on an empty board), the detail block of
+        its move, as Rapfi's ``printBestmoveWithoutSearch``; else nothing."""
+        if self.reported == 0 and self.show_detail & SHOW_DETAIL:
+            info = SearchInfo(result.depth, result.seldepth, result.score, result.nodes,
+                              result.time_ms, result.pv)
+            for text in detail_lines(info, self.rule):
+                self.out.line(text)
 
     def __call__(self, info: SearchInfo) -> None:
+        self.reported += 1
         lines: list[str] = []
         if self.show_detail & SHOW_DETAIL:
             lines += detail_lines(info, self.rule)

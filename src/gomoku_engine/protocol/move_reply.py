@@ -62,10 +62,12 @@ class MoveReply:
                              start=arrived, **settings.threat_flags())
         limits.excluded = blocked = frozenset(self.blocked)
         limits.multipv = multipv
-        on_iteration = search_report(self.out, settings.show_detail, board.rule)
+        report = search_report(self.out, settings.show_detail, board.rule)
         if stop_requested:
             engine.stop()
-        result = engine.search(limits, on_iteration)
+        result = engine.search(limits, report)
+        if report is not None:
+            report.without_search(result)
         apply_blunder(result, settings.level, self.rng, board.moves(),
                       lambda x, y: board.is_legal(x, y) and (x, y) not in blocked,
                       board.width, board.height)
