@@ -32,7 +32,8 @@ KNOWN_BUGS: dict[str, str] = {}
 #: Command words the engine knows. A BOARD block cut short by one of them is rejected.
 COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
             "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-            "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET"}
+            "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET",
+            "YXNBEST"}
 MIN_SIZE, MAX_SIZE = 5, 32
 ABOUT_KEYS = {"name", "version", "author", "country", "www"}
 
@@ -42,6 +43,13 @@ _FORBID = re.compile(r"FORBID (\d{4})*\.")
 _MOVE_LISTS = {"ONE OF ": "oneof", "NOT ": "not"}
 _PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
 _ABOUT_PAIR = re.compile(r'(\w+)="([^"]*)"')
+#: Yixin-Board's detail lines (``INFO show_detail`` bit 2): an upper-case key and a value
+_DETAIL = re.compile(r"INFO [A-Z]+ \S.*")
+
+
+def is_chatter(line: str) -> bool:
+    """A line no expectation needs to ask for: a MESSAGE or a detail INFO line."""
+    return line.startswith("MESSAGE") or line.startswith("INFO ")
 
 Point = tuple[int, int]
 
@@ -62,6 +70,8 @@ def protocol_problem(line: str) -> str | None:
             return None
     if line.startswith("name="):
         return about_problem(line)
+    if line.startswith("INFO "):
+        return None if _DETAIL.fullmatch(line) else "INFO needs an upper-case key and a value"
     return "neither OK, a move, ERROR, UNKNOWN, MESSAGE nor an ABOUT line"
 
 
@@ -256,6 +266,8 @@ class Tracker:
             self._block_tokens(tokens[1:])
         elif word == "YXSHOWFORBID":
             self.valid = self.size is not None
+        elif word == "YXNBEST":
+            self.valid = self.size is not None and re.fullmatch(r"-?\d+", rest) is not None
         elif word == "END":
             self.ended = True
         elif word == "INFO" and rest.lower().startswith("rule"):
@@ -365,7 +377,7 @@ class Tracker:
             if command == "PLAY" and valid:
                 if point != self.played:
                     raise TrackError(f"PLAY echoed {line}, expected {self.played}")
-            elif command in ("BEGIN", "TURN", "BOARD") and valid:
+            elif command in ("BEGIN", "TURN", "BOARD", "YXNBEST") and valid:
                 if not self._is_free(point):
                     raise TrackError(f"illegal move {line}: off the {self.size} board or "
                                      "occupied")
@@ -414,16 +426,16 @@ def compare(transcript: Transcript, lines: list[str]) -> None:
             line = lines[index]
             if step.matches(line):
                 break
-            if not line.startswith("MESSAGE"):
+            if not is_chatter(line):
                 fail(f"expected {step}, got {line!r}", step.lineno)
             index += 1  # chatter that this expectation does not ask for
-        if not line.startswith("MESSAGE"):
+        if not is_chatter(line):
             try:
                 tracker.reply(line)
             except TrackError as exc:
                 fail(str(exc), step.lineno)
         index += 1
-    extra = [line for line in lines[index:] if not line.startswith("MESSAGE")]
+    extra = [line for line in lines[index:] if not is_chatter(line)]
     if extra:
         fail(f"unexpected output after the last expectation: {extra}",
              transcript.steps[-1].lineno)
@@ -504,8 +516,9 @@ def test_end_alone_during_search_exits_at_once(live) -> None:
     assert code == 0
     assert elapsed < STOP_WITHIN_S, f"END took {elapsed:.3f} s"
     out, err = engine.finish()
+    # (the search's own lines for show_detail 1 may come before END: MESSAGE lines)
     assert [line for line in out.splitlines()[before:]
-            if not line.startswith("MESSAGE depth")] == [], "END must print nothing"
+            if not line.startswith("MESSAGE ")] == [], "END must print nothing"
     assert err == b""
 
 
@@ -693,8 +706,10 @@ def test_comparator_accepts_and_tracks(tmp_path: Path) -> None:
 
 def test_protocol_line_check() -> None:
     good = ["OK", "7,7", "ERROR bad", "UNKNOWN x", "MESSAGE depth 1",
-            'name="a", version="1", author="b c", country="CZ"']
+            'name="a", version="1", author="b c", country="CZ"', "INFO PV 0",
+            "INFO BESTLINE 7,7 8,8"]
     bad = ["ok", "7, 7", "7,7 ", "ERROR", "ERRORx", "DEBUG hi", "SUGGEST 7,7", "",
+           "INFO", "INFO PV", "INFO pv 0",
            'name="a", email="x"', 'name="a,b"', "MESSAGE caf\u00e9", "Traceback (most recent"]
     assert [protocol_problem(line) for line in good] == [None] * len(good)
     assert all(protocol_problem(line) for line in bad)

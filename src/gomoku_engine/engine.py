@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -187,8 +188,10 @@ class Engine:
         stone follows the opening rule.
 
         :param limits: time (ms), depth and node limits; ``None`` means depth 8.  A
-            point of ``limits.excluded`` is played only when no other legal point is left.
-        :param on_iteration: called after every completed iteration.
+            point of ``limits.excluded`` is played only when no other legal point is left;
+            ``limits.multipv`` above 1 also fills ``SearchResult.lines`` (:meth:`analyze`).
+        :param on_iteration: called after every completed iteration (with multi-PV,
+            after every line of it).
         :raises ValueError: if the board is full.
         """
         limits = limits or Limits(depth=8)
@@ -205,6 +208,35 @@ class Engine:
                 return result
         finally:
             self._state.stop[0] = 0  # reset at the end, not the start: see stop()
+
+    def analyze(self, limits: Limits | None = None, multipv: int = 1,
+                on_iteration: Callable[[SearchInfo], None] | None = None
+                ) -> list[SearchResult]:
+        """The ``multipv`` best moves for the side to move, each with its own score and
+        principal variation, best first (multi-PV, Yixin-Board's ``YXNBEST``): the
+        lines of the last depth at which all were searched
+        (:meth:`gomoku_engine.search.driver.SearchDriver.iterate` with
+        ``Limits.multipv``).  The first line is :meth:`search`'s move.
+
+        Fewer lines come back when the position has fewer moves to weigh: a forced win
+        found by the root threat search, a five to make or block, an open four, black's
+        first stone, the genetic algorithm (one line each), or fewer root candidates than
+        asked (the root's breadth limit, 32).  Each line's search takes about as long as
+        a one-line search to the same depth, so a time limit reaches shallower depths;
+        it runs on one thread (lazy-SMP helpers would search the whole root).
+        The board is unchanged on return.
+
+        :param limits: as for :meth:`search` (its ``multipv`` is replaced).
+        :param multipv: lines wanted, at least 1.
+        :param on_iteration: called after every line of every completed depth
+            (``SearchInfo.pv_index`` and ``num_pv`` say which).
+        :raises ValueError: if the board is full or ``multipv`` is below 1.
+        """
+        if multipv < 1:
+            raise ValueError(f"multipv must be at least 1, not {multipv}")
+        limits = dataclasses.replace(limits or Limits(depth=8), multipv=multipv)
+        result = self.search(limits, on_iteration)
+        return result.lines if result.lines and result.lines[0].move == result.move else [result]
 
     def _choose(self, limits: Limits, start: float,
                 on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult:

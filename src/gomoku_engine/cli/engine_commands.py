@@ -126,28 +126,46 @@ def _bench_nodes(nodes: int) -> None:
               help=ALGORITHM_HELP)
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Random seed of the genetic algorithm.")
+@click.option("--multipv", type=click.IntRange(1, None), default=1, show_default=True,
+              help="Principal variations: the N best moves, each with its own score and "
+                   "line (alpha-beta only).")
 def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None,
-            threats: bool, algorithm: str, seed: int) -> None:
+            threats: bool, algorithm: str, seed: int, multipv: int) -> None:
     """Analyse POSITION (moves like h8i9j10, or x,y pairs; black first).
 
-    Prints one line per completed iteration (for the genetic algorithm: one line for the
-    fittest sequence), then the best move.
+    Prints one line per completed iteration (with --multipv, per line of it, numbered;
+    for the genetic algorithm: one line for the fittest sequence), then the best move.
+    Scores are for the side to move, with their win probability (the sigmoid the
+    evaluation was fitted with).
     """
     from ..engine import Limits, SearchInfo
+    from ..eval import win_rate
 
     engine = _engine_at(position, size, rule)
     engine.set_algorithm(algorithm)
     engine.seed = seed
+    game_rule = engine.board.rule
 
     def show(info: SearchInfo) -> None:
         pv = " ".join(format_point(p) for p in info.pv)
-        click.echo(f"depth {info.depth:2d}/{info.seldepth:<2d} score {format_score(info.score):>10s} "
-                   f"nodes {info.nodes:9d} nps {info.nps:8d} time {info.time_ms:7.0f} ms  pv {pv}")
+        line = f"[{info.pv_index + 1}] " if multipv > 1 else ""
+        click.echo(f"{line}depth {info.depth:2d}/{info.seldepth:<2d} "
+                   f"score {format_score(info.score):>10s} "
+                   f"winrate {win_rate(info.score, game_rule):6.1%} nodes {info.nodes:9d} "
+                   f"nps {info.nps:8d} time {info.time_ms:7.0f} ms  pv {pv}")
 
     limits = Limits(hard_ms=time_ms, soft_ms=time_ms / 2, depth=depth, threats=threats)
-    result = engine.search(limits, show)
+    results = engine.analyze(limits, multipv, show)
+    result = results[0]
+    if multipv > 1:
+        for k, line in enumerate(results, 1):
+            click.echo(f"multipv {k} {format_pair(line.move)} ({format_point(line.move)}) "
+                       f"score {format_score(line.score)} "
+                       f"winrate {win_rate(line.score, game_rule):.1%} depth {line.depth} "
+                       f"pv {' '.join(format_point(p) for p in line.pv)}")
     click.echo(f"bestmove {format_pair(result.move)} ({format_point(result.move)}) "
-               f"score {format_score(result.score)} depth {result.depth}")
+               f"score {format_score(result.score)} "
+               f"winrate {win_rate(result.score, game_rule):.1%} depth {result.depth}")
     if algorithm == "ga" and engine.last_ga:
         ga = engine.last_ga
         click.echo(f"genetic algorithm: {ga['generations']} generations, "

@@ -17,7 +17,9 @@ the evaluation goes through the names exported here:
   :func:`save_state` / :func:`restore_state` (the ply's ``EVAL_SAVED_FIELDS`` columns);
 * what the search reads: :func:`evaluate` (the static value for the side to move),
   :func:`move_score` (the alpha-beta move order), :func:`point_priority` (the threat
-  solver's order) and :func:`point_priorities` (the root's VCF-defence order).
+  solver's order) and :func:`point_priorities` (the root's VCF-defence order);
+* what the analysis shows: :func:`win_rate`, a score as the probability of a win (the
+  logistic scale the shipped tables were fitted with, :mod:`.win_rate`).
 
 Plugging in a new evaluation.  Another table of the same form (values per 4-pattern
 code) is a new name in :data:`EVALUATIONS` and a branch of
@@ -37,10 +39,11 @@ from .evaluator import (
     move_score, new_eval_state, point_priorities, point_priority, reset_eval, restore_point,
     restore_state, save_state, update_point,
 )
+from .win_rate import sigmoid_scale, win_rate
 
 __all__ = [
     "EVALUATIONS", "EVAL_SAVED_FIELDS", "EVAL_UNDO_FIELDS", "clear_point", "eval_table",
     "evaluate", "log_point", "move_score", "new_eval_state", "point_priorities",
     "point_priority", "reset_eval", "restore_point", "restore_state", "save_state",
-    "update_point",
+    "sigmoid_scale", "update_point", "win_rate",
 ]

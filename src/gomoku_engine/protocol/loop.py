@@ -55,7 +55,8 @@ START_WAIT_S = 1.3
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET"}
+             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET",
+             "YXNBEST"}
 
 
 def _swap2_reply(engine: Engine | None, game: GameState, budget_ms: float,
@@ -150,9 +151,8 @@ class ProtocolLoop:
         return self._game
 
     def _engine_for(self, game: GameState, until: float | None = None) -> Engine | None:
-        """The engine with its board set to ``game`` (built on first use), once the core
-        kernels are loaded; waits for them until ``until`` (``time.perf_counter()``; None:
-        as long as it takes) and returns None if they are not loaded by then."""
+        """The engine with its board set to ``game`` (built on first use), or None if the
+        core kernels are not loaded by ``until`` (perf_counter; None: no limit)."""
         left = None if until is None else max(0.0, until - time.perf_counter())
         if not self._loader.wait((CORE,), left):
             return None
@@ -165,9 +165,8 @@ class ProtocolLoop:
 
     def _engine_for_move(self, game: GameState, core_until: float,
                          optional_until: float) -> tuple[Engine | None, bool]:
-        """The engine for a timed move, and whether the optional kernels the settings
-        call (the genetic algorithm, the VCT solver) are loaded: the core is waited for
-        until ``core_until``, the others until ``optional_until`` (perf_counter seconds)."""
+        """The engine for a timed move (:data:`.move_reply.EngineForMove`), the core waited
+        for until ``core_until``, the optional kernels until ``optional_until``."""
         engine = self._engine_for(game, core_until)
         if engine is None:
             return None, False
@@ -369,6 +368,12 @@ class ProtocolLoop:
         if engine is not None:
             points = engine.board.foul_points()
             self.out.line("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in points) + ".")
+
+    def _cmd_yxnbest(self, rest: str, line: Line) -> None:
+        game = self._need_game()  # the position of the last YXBOARD, BOARD or move
+        if game is not None:
+            self._moves.answer_nbest(game, self._engine_for_move, rest, line.arrived,
+                                     self._threads.stop_requested)
 
     def _reply_move(self, game: GameState, line: Line) -> None:
         self._moves.answer(game, self._engine_for_move, line.arrived,

@@ -12,7 +12,10 @@ iteration with ``INFO show_detail``, the same with the speed)::
 ``ev`` is the score for the side to move in centi-stones, or ``win in N`` / ``loss in N``
 plies (:func:`gomoku_engine.core.notation.format_score`); ``n`` nodes, ``n/ms`` nodes per
 millisecond, ``tm`` milliseconds since the command arrived, ``pv`` the principal
-variation in letter-number points (at most ten in the final line).
+variation in letter-number points (at most ten in the final line).  ``YXNBEST``'s
+lines before the move add ``multipv <k>`` (:func:`multipv_line`).  Yixin-Board's live
+marks are ``MESSAGE REALTIME`` lines (:func:`realtime_lines`); its detail lines are
+``INFO`` lines, written by :mod:`gomoku_engine.protocol.analysis`.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from dataclasses import dataclass, field
 
 from ..core.constants import mate_in
 from ..core.errors import InvalidMoveError
-from ..core.notation import Point, format_point, format_score, parse_moves, parse_score
+from ..core.notation import (Point, format_pair, format_point, format_score, parse_moves,
+                             parse_score)
 from ..search.limits import SearchInfo, SearchResult
 
 #: Points of the principal variation in the line after the move (the rest is noise).
@@ -46,7 +50,8 @@ def result_line(result: SearchResult) -> str:
 
 
 def iteration_line(info: SearchInfo) -> str:
-    """The line of one completed iteration (``INFO show_detail`` above 0)."""
+    """The line of one completed iteration (``INFO show_detail`` bit 1, realtime: what a
+    human reads in the manager's log while the engine thinks)."""
     return (f"MESSAGE depth {info.depth}-{info.seldepth} ev {format_score(info.score)} "
             f"n {info.nodes} n/ms {info.nps // 1000} tm {info.time_ms:.0f} "
             f"pv {_pv_text(info.pv)}")
@@ -56,6 +61,34 @@ def kernel_free_line(time_ms: float) -> str:
     """The line before a move chosen without the search (its kernels were still loading
     or compiling when the move's time ran out), ``time_ms`` after the request."""
     return f"MESSAGE kernels still loading: kernel-free move in {time_ms:.0f} ms"
+
+
+def multipv_line(index: int, line: SearchResult) -> str:
+    """A line of ``YXNBEST``'s answer, before the move: the ``index``-th best move
+    (1-based) with its own figures, as :func:`result_line` after ``multipv <index>``
+    (so :func:`parse_search_line` reads it once that word and number are removed)."""
+    return result_line(line).replace("MESSAGE ", f"MESSAGE multipv {index} ", 1)
+
+
+def realtime_lines(info: SearchInfo) -> list[str]:
+    """Yixin-Board's live board marks for one searched line (``INFO show_detail`` bit 1,
+    Rapfi's ``SearchPrinter``): ``MESSAGE REALTIME LOSE x,y`` when the line's move loses
+    by force (Rapfi writes ``LOST``; the GUI reads the first letter), and after the first
+    line of an iteration ``MESSAGE REALTIME REFRESH`` (clear the marks) and
+    ``MESSAGE REALTIME BEST x,y`` (the best move so far).
+
+    Rapfi's ``POS x,y`` / ``DONE x,y`` (the root move being searched) are not written: the
+    search reports whole iterations, and Rapfi too writes them only without aspiration
+    windows, which it uses by default."""
+    if not info.pv:
+        return []
+    lines = []
+    plies = mate_in(info.score)
+    if plies is not None and plies < 0:
+        lines.append(f"MESSAGE REALTIME LOSE {format_pair(info.pv[0])}")
+    if info.pv_index == 0:
+        lines += ["MESSAGE REALTIME REFRESH", f"MESSAGE REALTIME BEST {format_pair(info.pv[0])}"]
+    return lines
 
 
 def swap2_line(score: int) -> str:
@@ -121,5 +154,6 @@ def parse_search_line(line: str) -> SearchLine | None:
                       int(match["nodes"]), int(match["time"]), pv)
 
 
-__all__ = ["PV_SHOWN", "SearchLine", "engine_info_lines", "ignored_info_line", "iteration_line", "kernel_free_line",
-           "max_hash_size", "parse_search_line", "result_line", "swap2_line"]
+__all__ = ["PV_SHOWN", "SearchLine", "engine_info_lines", "ignored_info_line", "iteration_line",
+           "kernel_free_line", "max_hash_size", "multipv_line", "parse_search_line",
+           "realtime_lines", "result_line", "swap2_line"]

@@ -3,9 +3,10 @@ are still compiling, the kernel-free move), a level's blunder, the lines written
 
 :class:`MoveReply` owns what a game's moves share between requests: the random source of
 a level's blunders (reseeded at every ``START``, so a game is reproducible) and the points
-``YXBLOCK`` excluded.  The move's limits and blunders follow
-:mod:`gomoku_engine.search.policy`; every line written comes from
-:mod:`gomoku_engine.protocol.messages`.
+``YXBLOCK`` excluded.  It also answers ``YXNBEST`` (the same with several principal
+variations).  The move's limits and blunders follow :mod:`gomoku_engine.search.policy`;
+every line written comes from :mod:`gomoku_engine.protocol.messages`, and those written
+while searching from :mod:`gomoku_engine.protocol.analysis`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import random
 from collections.abc import Callable
 
 from ..core.notation import Point, format_pair
-from ..engine import DEFAULT_ALGORITHM, Engine, SearchInfo, SearchResult
+from ..engine import DEFAULT_ALGORITHM, Engine, SearchResult
 from ..search.kernel_free import kernel_free_move
 from ..search.limits import ms_since
 from ..search.policy import apply_blunder, move_limits
+from .analysis import search_report
 from .game_state import GameState
-from .messages import iteration_line, kernel_free_line, result_line
+from .messages import kernel_free_line, multipv_line, result_line
 from .reader import Output
 from .settings import Settings
 
@@ -55,9 +57,10 @@ class MoveReply:
         self.rng.seed(0)
 
     def answer(self, game: GameState, engine_for_move: EngineForMove, arrived: float,
-               stop_requested: bool = False) -> None:
+               stop_requested: bool = False, multipv: int = 1) -> None:
         """Choose a move for the side to move of ``game``, play it there and write the
-        search line and the move.
+        search line and the move (and, during the search, what ``INFO show_detail`` asks
+        for: :mod:`gomoku_engine.protocol.analysis`).
 
         The move waits for the core kernels (loading, or compiling on a cold cache) only
         as long as its budget allows less :data:`KERNEL_FREE_MS`, and for the optional
@@ -72,6 +75,8 @@ class MoveReply:
         :param arrived: ``time.perf_counter()`` when the request arrived: the move's time
             counts from there.
         :param stop_requested: ``YXSTOP`` came while the request waited: move at once.
+        :param multipv: lines wanted (``YXNBEST``): above 1, each line's figures are
+            written before the search line (:func:`~.messages.multipv_line`).
         """
         if game.is_full:
             self.out.line("ERROR the board is full: no move left")
@@ -82,24 +87,27 @@ class MoveReply:
             arrived + hard_ms * OPTIONAL_WAIT_SHARE / 1000.0)
         colour = game.to_move
         if engine is None:
-            move, text, time_ms = self._kernel_free(game, arrived)
+            move, time_ms = self._kernel_free(game, arrived)
+            written = [kernel_free_line(time_ms)]
         else:
-            result = self._search(engine, arrived, stop_requested, core_only=not optional)
-            move, text, time_ms = result.move, result_line(result), result.time_ms
+            result = self._search(engine, arrived, stop_requested, not optional, multipv)
+            move, time_ms = result.move, result.time_ms
+            written = [multipv_line(index, line) for index, line in enumerate(result.lines, 1)]
+            written.append(result_line(result))
         game.place(*move, colour=colour)
         self.settings.time.charge(time_ms)
-        self.out.line(text)
+        for text in written:
+            self.out.line(text)
         self.out.line(format_pair(move))
 
-    def _kernel_free(self, game: GameState, arrived: float) -> tuple[Point, str, float]:
+    def _kernel_free(self, game: GameState, arrived: float) -> tuple[Point, float]:
         settings = self.settings
         move = kernel_free_move(game.width, game.height, settings.rule, game.stones,
                                 game.to_move, self.blocked, settings.opening_rule)
-        time_ms = ms_since(arrived)
-        return move, kernel_free_line(time_ms), time_ms
+        return move, ms_since(arrived)
 
     def _search(self, engine: Engine, arrived: float, stop_requested: bool,
-                core_only: bool) -> SearchResult:
+                core_only: bool, multipv: int) -> SearchResult:
         """The searched move, played on the engine's board (a level's blunder applied);
         ``core_only``: the alpha-beta search without the root VCT, whatever the settings."""
         board, settings = engine.board, self.settings
@@ -111,21 +119,35 @@ class MoveReply:
                              max_depth=settings.max_depth, max_nodes=settings.max_nodes,
                              start=arrived, **flags)
         limits.excluded = blocked = frozenset(self.blocked)
-        on_iteration = self._report if settings.show_detail > 0 else None
+        limits.multipv = multipv
+        report = search_report(self.out, settings.show_detail, board.rule)
         if stop_requested:
             engine.stop()
         try:
-            result = engine.search(limits, on_iteration)
+            result = engine.search(limits, report)
         finally:
             engine.set_algorithm(settings.algorithm)
+        if report is not None:
+            report.without_search(result)
         apply_blunder(result, settings.level, self.rng, board.moves(),
                       lambda x, y: board.is_legal(x, y) and (x, y) not in blocked,
                       board.width, board.height)
         board.play(*result.move)
         return result
 
-    def _report(self, info: SearchInfo) -> None:
-        self.out.line(iteration_line(info))
+    def answer_nbest(self, game: GameState, engine_for_move: EngineForMove, count: str,
+                     arrived: float, stop_requested: bool = False) -> None:
+        """``YXNBEST <count>``: :meth:`answer` with ``count`` lines (multi-PV; below 1:
+        one).  As in Rapfi, the best move is played on the engine's board and written as
+        a move reply (Yixin-Board plays it on its own board).  A count that is not a
+        number gets ``ERROR`` and no search.
+        """
+        try:
+            lines = int(count.strip())
+        except ValueError:
+            self.out.line(f"ERROR bad YXNBEST {count.strip()!r}: expected YXNBEST <count>")
+            return
+        self.answer(game, engine_for_move, arrived, stop_requested, max(1, lines))
 
 
 __all__ = ["EngineForMove", "KERNEL_FREE_MS", "MoveReply", "OPTIONAL_WAIT_SHARE"]

@@ -35,6 +35,10 @@ THREATS_HORIZON = 2  #: a short VCF at the horizon of the alpha-beta search
 THREATS_VCT = 4  #: our VCT at the root
 DEFAULT_THREATS = THREATS_VCF
 
+# ``INFO show_detail`` bits (Yixin-Board's, as Rapfi reads them: 0 none, 3 both).
+SHOW_REALTIME = 1  #: lines while searching: each iteration's MESSAGE, the REALTIME marks
+SHOW_DETAIL = 2  #: the INFO lines of every searched line (protocol.analysis)
+
 #: MiB of INFO max_memory kept for Python, numba and the tables; the rest is hash
 #: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
 MEMORY_RESERVE_MB = 230
@@ -56,6 +60,7 @@ class Settings:
     max_depth: int | None = None  #: ``INFO max_depth``, plies
     max_nodes: int | None = None  #: ``INFO max_node``
     level: int = MAX_LEVEL  #: strength level 1..10 (``INFO strength`` or ``--level``)
+    #: ``INFO show_detail``: a sum of the ``SHOW_*`` bits (other bits are ignored)
     show_detail: int = 0
     #: ``INFO algorithm``: a name of :data:`gomoku_engine.engine.ALGORITHMS`
     algorithm: str = DEFAULT_ALGORITHM

@@ -28,6 +28,7 @@ from .alphabeta import (
     ROOT_CHANGED, ROOT_DONE, ROOT_FILTER, ROOT_MOVES, ROOT_SCORE, SELDEPTH, STOPPED,
     SearchState, generate_moves, kernel_clock_ns, new_search_state, search_depth,
 )
+from .multipv import RootFilter, root_move_first
 from .limits import Limits, SearchInfo, SearchResult, ms_since
 from .params import (
     ASPIRATION_DELTA, ASPIRATION_DEPTH, FIRST_MOVE_DEPTH, HORIZON_VCF_NODES, STABLE_ITERATIONS,
@@ -181,10 +182,14 @@ class SearchDriver:
                 return won
         exclude_at_root(ss, blocked)
         max_depth = min(limits.depth or MAX_PLY - 8, MAX_PLY - 8)
-        helpers = self.threads - 1 if not limits.nodes else 0
+        # multi-PV: no helpers, whose searches of the whole root would not see its filter
+        helpers = self.threads - 1 if not limits.nodes and limits.multipv <= 1 else 0
         self.helpers.start(helpers, board.position, board.tables, ss, max_depth)
         try:
-            best = self._deepen(limits, start, max_depth, on_iteration)
+            if limits.multipv > 1:
+                best = self._deepen_multipv(limits, start, max_depth, on_iteration)
+            else:
+                best = self._deepen(limits, start, max_depth, on_iteration)
         finally:
             helper_nodes = self.helpers.stop()
             if timer is not None:
@@ -233,6 +238,81 @@ class SearchDriver:
                     int(ss.counters[ROOT_CHANGED]) + changed, dropped, mate, stable):
                 break
         return best
+
+    def _deepen_multipv(self, limits: Limits, start: float, max_depth: int,
+                        on_iteration: Callable[[SearchInfo], None] | None
+                        ) -> SearchResult | None:
+        """:meth:`_deepen` for ``limits.multipv`` lines: at each depth the root is searched
+        once per line, each time without the moves of the lines already found (the root
+        filter, on top of the root threat search's and ``Limits.excluded``), and the lines
+        are sorted by score (Stockfish's and Rapfi's multi-PV loop; they keep a root move
+        list, this search a root filter).  The result is the best line of the last depth
+        whose lines were all searched, with those lines in ``lines``; None if none was.
+
+        Fewer lines when the root has fewer moves to search: a five to make or to block
+        and an open four are played by rule whatever the filter says, so such a root has
+        one line.  The iterations end at the limits, when every line's forced result is
+        found, or after the soft time.
+        """
+        ss = self.ss
+        root = RootFilter(ss)
+        lines: list[SearchResult] = []
+        ss.counters[ROOT_MOVES] = 0
+        try:
+            for depth in range(1, max_depth + 1):
+                found = self._lines_at(depth, limits.multipv, lines, root, start,
+                                       on_iteration)
+                if found is None:
+                    break  # stopped: the previous depth's lines stand
+                lines = found
+                ss.counters[ALLOW_STOP] = 1  # after all the first depth's lines
+                root_move_first(ss, self.board.position, self.board.geometry.index(
+                    *lines[0].move))
+                mates = [mate_in(line.score) for line in lines]
+                if all(m is not None and depth > abs(m) + 1 for m in mates):
+                    break  # every line's forced result is found
+                if limits.soft_ms is not None and ms_since(start) >= limits.soft_ms:
+                    break
+        finally:
+            root.restore()
+        if not lines:
+            return None
+        best = lines[0]
+        return SearchResult(best.move, best.score, best.depth, best.seldepth,
+                            int(ss.counters[NODES]), ms_since(start), best.pv, lines)
+
+    def _lines_at(self, depth: int, multipv: int, previous: list[SearchResult],
+                  root: RootFilter, start: float,
+                  on_iteration: Callable[[SearchInfo], None] | None
+                  ) -> list[SearchResult] | None:
+        """The lines of one depth of :meth:`_deepen_multipv`, best score first, each
+        searched in an aspiration window around the same line's score at the previous
+        depth (``previous``); None if the search was stopped before they were all done."""
+        board, ss = self.board, self.ss
+        found: list[SearchResult] = []
+        wanted = multipv
+        for k in range(multipv):
+            if k >= wanted:
+                break
+            root.exclude([board.geometry.index(*line.move) for line in found])
+            score, complete = self.aspiration(depth, previous[k] if k < len(previous) else None)
+            if not complete:
+                return None
+            if ss.pv_len[0] == 0:
+                break  # no root move left
+            pv = [board.geometry.xy(int(c)) for c in ss.pv[0, : ss.pv_len[0]]]
+            if any(line.move == pv[0] for line in found):
+                break  # the filter was dropped or a rule chose the move: no other line
+            if k == 0:  # the root's candidates (0: the move was played by rule)
+                wanted = max(1, min(multipv, int(ss.counters[ROOT_MOVES])))
+            elapsed = ms_since(start)
+            found.append(SearchResult(pv[0], int(score), depth, int(ss.counters[SELDEPTH]),
+                                      int(ss.counters[NODES]), elapsed, pv))
+            if on_iteration is not None:
+                on_iteration(SearchInfo(depth, int(ss.counters[SELDEPTH]), int(score),
+                                        int(ss.counters[NODES]), elapsed, pv, k, wanted))
+        found.sort(key=lambda line: -line.score)  # stable: equal scores keep their order
+        return found
 
     def aspiration(self, depth: int, previous: SearchResult | None) -> tuple[int, bool]:
         """One iteration at ``depth`` (plies), in an aspiration window around

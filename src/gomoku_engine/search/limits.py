@@ -36,6 +36,11 @@ class Limits:
     #: root moves the search must not play (Yixin-Board's ``YXBLOCK``), ``(x, y)`` points;
     #: ignored only when every legal point is in it (then any legal point is played)
     excluded: frozenset[Point] = frozenset()
+    #: principal variations wanted (multi-PV, Yixin-Board's ``YXNBEST``): the best root
+    #: moves each searched with its own score and line, found at each depth by searching
+    #: again without the moves already found (Stockfish's and Rapfi's multi-PV loop).
+    #: 1: the usual search, one line.
+    multipv: int = 1
 
 
 @dataclass
@@ -48,6 +53,10 @@ class SearchInfo:
     nodes: int  #: nodes searched so far for this move
     time_ms: float  #: elapsed since the move was asked for
     pv: list[Point] = field(default_factory=list)  #: principal variation
+    #: with ``Limits.multipv``: which line of the iteration this is (0: the first searched,
+    #: the best of the previous depth) and how many lines each iteration searches
+    pv_index: int = 0
+    num_pv: int = 1
 
     @property
     def nps(self) -> int:
@@ -66,6 +75,9 @@ class SearchResult:
     nodes: int  #: nodes of every search thread (helpers included)
     time_ms: float  #: whole search, from when the move was asked for
     pv: list[Point]
+    #: with ``Limits.multipv`` above 1: the lines of the last depth whose lines were all
+    #: searched, best score first (the first is this result's move); else empty
+    lines: list[SearchResult] = field(default_factory=list)
 
 
 @dataclass
