@@ -10,19 +10,28 @@ from web_server import weak_points
 from gomoku_engine.cli import main
 from gomoku_engine.core.constants import BLACK, WHITE, Rule
 from gomoku_engine.core.errors import InvalidMoveError
+from gomoku_engine.game.board import Board
 from gomoku_engine.play.human import HumanGame, Refused
 from gomoku_engine.core.rules import DOUBLE_THREE
 
 FAST_MS = 2000  # the per-move limit; levels 3 and 5 stop at their depth long before it
 
 
+def board_of(game: HumanGame) -> Board:
+    """A board with the game's stones, placed in their order."""
+    board = Board(game.width, game.height, game.rule)
+    for x, y, colour in game.stones():
+        board.play(x, y, colour)
+    return board
+
+
 def weak_game(game: HumanGame) -> None:
     """Play the scripted weak player against the engine until the game ends."""
     game.start()
-    for point in weak_points(game.board.width):
+    for point in weak_points(game.width):
         if game.over:
             return
-        if game.board.is_legal(*point):
+        if game.may_play(*point):
             game.play(*point)
             game.reply()
     assert game.over, "the weak player ran out of points"
@@ -30,7 +39,7 @@ def weak_game(game: HumanGame) -> None:
 
 def assert_real_five(game: HumanGame, colour: int) -> None:
     line = game.winning_line()
-    board = game.board
+    board = board_of(game)
     assert_winning_line(board, line, colour)
     (x0, y0), (x1, y1) = line[0], line[-1]
     assert max(abs(x1 - x0), abs(y1 - y0)) == 4  # five in a row, no gap
@@ -45,30 +54,30 @@ def test_engine_beats_the_weak_player(level: int, human: int) -> None:
     assert game.result == ("black" if game.computer == BLACK else "white")
     assert_real_five(game, game.computer)
     with pytest.raises(Refused, match="over"):
-        game.play(*next(p for p in weak_points(15) if game.board.is_legal(*p)))
+        game.play(*next(p for p in weak_points(15) if p not in game.moves()))
     with pytest.raises(Refused, match="over"):
         game.hint()
 
 
 def test_engine_opens_on_the_centre_when_it_has_black() -> None:
     game = HumanGame(15, level=3, human=WHITE)
-    assert game.start() == (7, 7) and game.board.moves() == [(7, 7)]
+    assert game.start() == (7, 7) and game.moves() == [(7, 7)]
     black = HumanGame(15, level=3, human=BLACK)
-    assert black.start() is None and black.board.ply == 0
+    assert black.start() is None and black.ply == 0
     assert black.reply() is None  # the person is to move
 
 
 def test_refusals_change_nothing() -> None:
     game = HumanGame(15, level=3, human=WHITE, move_ms=FAST_MS)
     game.start()
-    before = game.board.stones()
+    before = game.stones()
     with pytest.raises(InvalidMoveError, match="outside"):
         game.play(15, 3)
     with pytest.raises(Refused, match="occupied"):
         game.play(7, 7)
     with pytest.raises(Refused, match="nothing to take back"):
         game.undo()
-    assert game.board.stones() == before and game.board.to_move == WHITE
+    assert game.stones() == before and game.to_move == WHITE
 
 
 def test_undo_takes_back_the_reply_and_the_move() -> None:
@@ -76,9 +85,9 @@ def test_undo_takes_back_the_reply_and_the_move() -> None:
     game.start()
     game.play(8, 8)
     reply = game.reply()
-    assert game.board.ply == 3
+    assert game.ply == 3
     assert game.undo() == [reply, (8, 8)]
-    assert game.board.moves() == [(7, 7)] and game.board.to_move == WHITE
+    assert game.moves() == [(7, 7)] and game.to_move == WHITE
 
 
 def test_hint_is_a_legal_move_and_plays_nothing() -> None:
@@ -86,27 +95,28 @@ def test_hint_is_a_legal_move_and_plays_nothing() -> None:
     game.start()
     game.play(8, 8)
     game.reply()
-    before = game.board.stones()
+    before = game.stones()
     move, analysis = game.hint()
-    assert game.board.is_legal(*move) and analysis.depth == 5  # hints: level 5 at least
-    assert analysis.colour == WHITE and game.board.stones() == before
+    assert game.may_play(*move) and analysis.depth == 5  # hints: level 5 at least
+    assert analysis.colour == WHITE and game.stones() == before
 
 
 def test_renju_foul_is_refused_and_listed() -> None:
     game = HumanGame(15, Rule.RENJU, level=3, human=BLACK, move_ms=FAST_MS)
     # black: (7,7) (8,7) across, (9,8) (9,9) down; (9,7) makes two open threes
+    stones = []
     for black, white in (((7, 7), (0, 0)), ((8, 7), (0, 2)), ((9, 8), (0, 4)),
                          ((9, 9), (0, 6))):
-        game.board.play(*black)
-        game.board.play(*white)
-    assert game.board.foul(9, 7) == DOUBLE_THREE
-    assert (9, 7) in game.fouls()
-    before = game.board.stones()
+        stones += [(*black, BLACK), (*white, WHITE)]
+    game.set_stones(stones, BLACK)
+    assert board_of(game).foul(9, 7) == DOUBLE_THREE
+    assert (9, 7) in game.fouls() and not game.may_play(9, 7)
+    before = game.stones()
     with pytest.raises(Refused, match="foul.*double three"):
         game.play(9, 7)
-    assert game.board.stones() == before
+    assert game.stones() == before
     game.play(6, 7)  # the open three that is not a foul is fine
-    assert game.board.at(6, 7) == BLACK
+    assert game.stones()[-1] == (6, 7, BLACK)
 
 
 def test_terminal_game_through_stdin() -> None:
@@ -144,7 +154,7 @@ def test_a_full_board_is_a_draw() -> None:
     rows = ["XXOOX", "OOXXO", "XXOOX", "OOXXO", "XXOO."]
     stones = [(x, y, BLACK if c == "X" else WHITE)
               for y, row in enumerate(rows) for x, c in enumerate(row) if c != "."]
-    game.board.set_stones(stones, to_move=WHITE)  # the game's own board: no board_with
+    game.set_stones(stones, to_move=WHITE)
     assert game.result is None and not game.over
     game.play(4, 4)
     assert game.result == "draw" and game.over and game.winning_line() == []

@@ -185,11 +185,10 @@ def test_renju_foul_gets_409(server) -> None:
     base, srv = server
     game = new_game(base, rule="renju", level=3, human="black")
     gid = game["id"]
-    board = srv.store.get(gid).board  # a composed position: black's two twos cross at (9,7)
-    for black, white in (((7, 7), (0, 0)), ((8, 7), (0, 2)), ((9, 8), (0, 4)),
-                         ((9, 9), (0, 6))):
-        board.play(*black)
-        board.play(*white)
+    # a composed position: black's two twos cross at (9,7)
+    srv.store.get(gid).set_stones([(x, y, colour) for pair in (
+        ((7, 7), (0, 0)), ((8, 7), (0, 2)), ((9, 8), (0, 4)), ((9, 9), (0, 6)))
+        for (x, y), colour in zip(pair, (1, 2))], to_move=1)
     status, game = call(base, "GET", f"api/games/{gid}")
     assert {"x": 9, "y": 7} in game["fouls"] and game["to_move"] == "black"
     status, answer = call(base, "POST", f"api/games/{gid}/moves", {"x": 9, "y": 7})

@@ -152,11 +152,10 @@ def test_renju_fouls_are_marked_and_refused(browser, server, tmp_path_factory) -
     base, srv = server
     game = start_game(browser, base, level=3, colour="black", rule="renju")
     assert game["moves"] == [] and game["to_move"] == "black"
-    board = srv.store.get(game["id"]).board  # a composed position: a double three at (9,7)
-    for black, white in (((7, 7), (0, 0)), ((8, 7), (0, 2)), ((9, 8), (0, 4)),
-                         ((9, 9), (0, 6))):
-        board.play(*black)
-        board.play(*white)
+    # a composed position: a double three at (9,7)
+    srv.store.get(game["id"]).set_stones([(x, y, colour) for pair in (
+        ((7, 7), (0, 0)), ((8, 7), (0, 2)), ((9, 8), (0, 4)), ((9, 9), (0, 6)))
+        for (x, y), colour in zip(pair, (1, 2))], to_move=1)
     browser.refresh()  # the tab keeps its game
     game = idle(browser)
     assert len(game["moves"]) == 8 and {"x": 9, "y": 7} in game["fouls"]

@@ -70,7 +70,11 @@ def demo(size: int, turn_ms: int, rule: str, opening_moves: str, algorithm: str,
               help="The engine's time limit per move; levels 1-9 usually stop sooner.")
 @click.option("--max-games", type=click.IntRange(1, 1000), default=32, show_default=True,
               help="Most games alive at once (idle ones are dropped after 30 minutes).")
-def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) -> None:
+@click.option("--memory-mb", type=click.IntRange(64, None), default=512, show_default=True,
+              help="Memory the server keeps within (MiB): it sizes the pool of engines the "
+                   "games borrow while thinking (docs/play.md).")
+def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int,
+        memory_mb: int) -> None:
     """Play against the engine in the browser: serve the page and its JSON API.
 
     Stops on Ctrl-C or SIGTERM.  Answers only requests addressed to this server (the
@@ -87,10 +91,14 @@ def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int) 
     click.echo("loading the engine ...")
     do_warmup()
     try:
-        server = make_server(host, port, GameStore(max_games=max_games, move_ms=move_ms))
+        server = make_server(host, port, GameStore(max_games=max_games, move_ms=move_ms,
+                                                     memory_mb=memory_mb))
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
     url = url_of(server)
+    pool = server.store.pool
+    click.echo(f"engines: at most {pool.size}, each with a {pool.hash_mb} MiB hash table "
+               f"(--memory-mb {memory_mb})")
     if not is_loopback(server):
         click.echo(f"warning: {host} is not a loopback address: anyone who can reach this "
                    "machine can play here and use its CPU", err=True)

@@ -1,34 +1,43 @@
 """A person against the engine: one game, its rules, the engine's replies, undo and hints.
 
 :class:`HumanGame` is what ``gomoku-engine web`` (:mod:`gomoku_engine.play.web`) and
-``gomoku-engine play`` (the terminal) both drive.  It keeps the game on the engine's own
-:class:`~gomoku_engine.game.board.Board`, so fives, overlines, caro's blocked fives and renju
-fouls are judged by the same code as in the protocol and the match referee; the engine
-searches with a strength level's depth and node caps inside a per-move time limit, and a
-level that blunders does so, by the game-move policy the protocol loop follows too
+``gomoku-engine play`` (the terminal) both drive.  Between moves a game holds only its
+stones and settings; every move is judged on a
+:class:`~gomoku_engine.game.board.Board` borrowed from an
+:class:`~gomoku_engine.play.engine_pool.EnginePool`, so fives, overlines, caro's blocked
+fives and renju fouls are judged by the same code as in the protocol and the match
+referee.  The engine, borrowed from the same pool while it thinks, searches with a
+strength level's depth and node caps inside a per-move time limit, and a level that
+blunders does so, by the game-move policy the protocol loop follows too
 (:mod:`gomoku_engine.search.policy`).
 
 Callers serialise the requests that change one game (the web layer holds
 :attr:`HumanGame.lock`); other threads may read :meth:`HumanGame.view` at any time, even
-while the engine searches (the search plays and takes back moves on the board itself, so
-a view taken then is the one saved when the search began).  Different games share nothing.
+while the engine searches (on its own board, not the game's stones).  Different games
+share only the pool.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
-from ..core.constants import BLACK, EMPTY, RULE_NAMES, WHITE, Rule
-from ..engine import Engine, SearchResult
+from ..core.constants import BLACK, MAX_SIZE, MIN_SIZE, RULE_NAMES, WHITE, Rule
+from ..engine import Engine, Limits, SearchResult
 from ..core.errors import GomokuError, InvalidMoveError
+from ..game.board import Board
 from ..search.levels import MAX_LEVEL, MIN_LEVEL
 from ..search.policy import apply_blunder, move_limits
 from ..core.notation import Point, format_point, format_score
-from ..core.opening_rules import first_move_violation
+from ..core.opening_rules import OPENING_RULES, first_move_violation
 from ..core.rules import FOUL_NAMES, LEGAL
 from ..search.timeman import TimeControl
+from .engine_pool import EnginePool, PoolBusy
+
+T = TypeVar("T")
 
 COLOURS = {"black": BLACK, "white": WHITE}
 COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
@@ -54,7 +63,7 @@ LEVEL_LABELS = {
 DEFAULT_MOVE_MS = 3000
 #: Hints search at least at this level, so a beginner's hint is still good advice.
 HINT_LEVEL = 5
-#: Transposition table of one game's engine (MiB): small, since many games may be live.
+#: Transposition table (MiB) of the engine of a game that has its own pool (the terminal).
 GAME_HASH_MB = 8.0
 
 
@@ -101,8 +110,50 @@ class GameView:
     thinking: bool
 
 
+def winning_line(board: Board) -> list[Point]:
+    """The stones of the winning five on ``board`` (with an overline where that wins),
+    else ``[]``.
+
+    The board has judged the win (:attr:`Board.winner`); this only finds, through the
+    last stone, the direction whose row of the winner's stones made it: a row of five or
+    more, exactly five where the rule wants it for that colour.
+    """
+    winner = board.winner
+    if not winner:
+        return []
+    last = board.moves()[-1]
+    exact = board.rule.exact_five(winner)
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        row = [last]
+        for sign in (1, -1):
+            x, y = last[0] + sign * dx, last[1] + sign * dy
+            while board.geometry.on_board(x, y) and board.at(x, y) == winner:
+                row.append((x, y))
+                x, y = x + sign * dx, y + sign * dy
+        if len(row) == 5 or (len(row) > 5 and not exact):
+            return sorted(row)
+    return []
+
+
+def load_stones(board: Board, stones: list[tuple[int, int, int]], to_move: int,
+                won: bool) -> None:
+    """Set ``stones`` (``(x, y, colour)`` in move order) on a borrowed ``board``, then
+    ``to_move``; ``won``: the last stone made a five (which :meth:`Board.set_stones`
+    refuses), so it is played after the others."""
+    if won:
+        board.set_stones(stones[:-1], stones[-1][2])
+        board.play(*stones[-1][:2])
+    else:
+        board.set_stones(stones, to_move)
+
+
 class HumanGame:
     """One game of a person against the engine.
+
+    Between moves the game holds only its stones, its settings, its result and the last
+    analysis (a few kilobytes).  An engine (board kernels and transposition table) is
+    borrowed from :attr:`pool` only while the engine thinks, and a board only while a
+    move is judged; the game's stones are set on them first.
 
     The engine plays first when the person takes white (opening on the centre, as the
     design asks); call :meth:`start` once to let it.
@@ -113,21 +164,30 @@ class HumanGame:
     :param human: the person's colour, 1 (black) or 2 (white).
     :param move_ms: the engine's per-move time limit (ms); the level's caps apply within it.
     :param seed: seed of a blundering level's random moves.
-    :param hash_mb: the engine's transposition table (MiB).
+    :param hash_mb: the transposition table (MiB) of the game's own pool of one engine,
+        when no ``pool`` is given.
     :param opening_rule: one of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`:
         under ``"lin"`` black's first stone, the person's or the engine's, must lie on the
         two outermost rows or columns (Lin's rule).
+    :param pool: the engines and boards to borrow (shared by the games of a server).
     :raises ValueError: on a bad size, level, colour or opening rule.
     """
 
     def __init__(self, size: int = 15, rule: Rule = Rule.FREESTYLE, level: int = 3,
                  human: int = WHITE, move_ms: float = DEFAULT_MOVE_MS, seed: int = 0,
-                 hash_mb: float = GAME_HASH_MB, opening_rule: str = "none") -> None:
+                 hash_mb: float = GAME_HASH_MB, opening_rule: str = "none",
+                 pool: EnginePool | None = None) -> None:
         if not MIN_LEVEL <= level <= MAX_LEVEL:
             raise ValueError(f"level {level} outside {MIN_LEVEL}..{MAX_LEVEL}")
         if human not in (BLACK, WHITE):
             raise ValueError(f"colour must be 1 (black) or 2 (white), not {human}")
-        self.engine = Engine(size, rule=Rule(rule), hash_mb=hash_mb, opening_rule=opening_rule)
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise ValueError(f"board size {size} outside {MIN_SIZE}..{MAX_SIZE}")
+        if opening_rule not in OPENING_RULES:
+            raise ValueError(f"unknown opening rule {opening_rule!r}")
+        self.pool = EnginePool(1, hash_mb) if pool is None else pool
+        self.width = self.height = size
+        self.rule = Rule(rule)
         self.opening_rule = opening_rule  #: the opening rule of black's first stone
         self.level = level
         self.human = human
@@ -136,14 +196,19 @@ class HumanGame:
         self.analysis: Analysis | None = None  #: the engine's last search (its own move)
         self.thinking = False  #: the engine is searching (read by other threads)
         self.lock = threading.Lock()  #: held by a caller for the length of a request
-        #: guards the board against :meth:`view` while a move is being placed
+        #: guards the game's state against :meth:`view` while it changes
         self._state_lock = threading.RLock()
-        self._saved: GameView | None = None  #: the view while the engine searches
+        self._view = GameView([], BLACK, None, [], [], None, False)
+        self._foul_kinds: dict[Point, int] = {}  #: black's fouls when the person is to move
+        self._winner, self._to_move = 0, BLACK
+        self._engine: Engine | None = None  #: the borrowed engine while it searches
+        self._stop_asked = False
 
     # --- state ---------------------------------------------------------------------------
     @property
-    def board(self):  # noqa: ANN201 (a Board)
-        return self.engine.board
+    def key(self) -> tuple[int, int, Rule]:
+        """``(width, height, rule)``: what a borrowed engine or board is set to."""
+        return self.width, self.height, self.rule
 
     @property
     def computer(self) -> int:
@@ -151,64 +216,87 @@ class HumanGame:
         return 3 - self.human
 
     @property
+    def to_move(self) -> int:
+        """The colour to move (1 black, 2 white), even once the game is over."""
+        return self._to_move
+
+    @property
+    def winner(self) -> int:
+        """The colour that made the winning five (0 if none)."""
+        return self._winner
+
+    @property
+    def ply(self) -> int:
+        return len(self._view.stones)
+
+    def stones(self) -> list[tuple[int, int, int]]:
+        """``(x, y, colour)`` of every stone, in move order."""
+        return list(self._view.stones)
+
+    def moves(self) -> list[Point]:
+        return [(x, y) for x, y, _ in self._view.stones]
+
+    @property
     def over(self) -> bool:
-        return bool(self.board.winner) or self.board.is_full
+        return self._view.result is not None
 
     @property
     def result(self) -> str | None:
         """``None`` while the game goes on, else ``"black"``, ``"white"`` or ``"draw"``."""
-        if self.board.winner:
-            return COLOUR_NAMES[self.board.winner]
-        return "draw" if self.board.is_full else None
+        return self._view.result
 
     def winning_line(self) -> list[Point]:
-        """The stones of the winning five (with an overline where that wins), else ``[]``.
-
-        The board has judged the win (:attr:`Board.winner`); this only finds, through
-        the last stone, the direction whose row of the winner's stones made it: a row of
-        five or more, exactly five where the rule wants it for that colour.
-        """
-        board = self.board
-        winner = board.winner
-        if not winner:
-            return []
-        last = board.moves()[-1]
-        exact = board.rule.exact_five(winner)
-        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-            row = [last]
-            for sign in (1, -1):
-                x, y = last[0] + sign * dx, last[1] + sign * dy
-                while board.geometry.on_board(x, y) and board.at(x, y) == winner:
-                    row.append((x, y))
-                    x, y = x + sign * dx, y + sign * dy
-            if len(row) == 5 or (len(row) > 5 and not exact):
-                return sorted(row)
-        return []
+        """The stones of the winning five (see :func:`winning_line`), else ``[]``."""
+        return list(self._view.winning_line)
 
     def fouls(self) -> list[Point]:
         """Renju: the points black may not play, when the person is black and to move."""
-        if self.human != BLACK or self.board.to_move != BLACK or self.over:
-            return []
-        return self.board.foul_points()
+        return list(self._foul_kinds)
+
+    def view(self) -> GameView:
+        """The game's state now (the engine searches on a borrowed board, not on it)."""
+        with self._state_lock:
+            return replace(self._view, analysis=self.analysis, thinking=self.thinking)
+
+    def board_text(self) -> str:
+        """The board drawn as text (:meth:`Board.__str__`)."""
+        with self.pool.board(self.key) as board:
+            self._load(board)
+            return str(board)
+
+    def _load(self, board: Board) -> None:
+        load_stones(board, self._view.stones, self._to_move, bool(self._winner))
+
+    def _record(self, board: Board) -> None:
+        """Takes the game's state from ``board`` after a change."""
+        over = bool(board.winner) or board.is_full
+        fouls: dict[Point, int] = {}
+        if (self.rule == Rule.RENJU and self.human == BLACK and board.to_move == BLACK
+                and not over):
+            fouls = {p: board.foul(*p) for p in board.foul_points()}
+        result = (COLOUR_NAMES[board.winner] if board.winner
+                  else "draw" if board.is_full else None)
+        with self._state_lock:
+            self._winner, self._to_move, self._foul_kinds = board.winner, board.to_move, fouls
+            self._view = GameView(board.stones(), None if over else board.to_move, result,
+                                  winning_line(board), list(fouls), None, False)
+
+    def set_stones(self, stones: list[tuple[int, int, int]], to_move: int) -> None:
+        """Replace the game's stones by a composed position (``(x, y, colour)`` in order).
+
+        :raises IllegalMoveError: see :meth:`Board.set_stones`; nothing changes then.
+        """
+        with self.pool.board(self.key) as board:
+            board.set_stones(stones, to_move)
+            self._record(board)
+            self.analysis = None
 
     # --- moves ---------------------------------------------------------------------------
-    def view(self) -> GameView:
-        """The game's state now, or, while the engine searches, as the search began."""
-        with self._state_lock:
-            if self.thinking and self._saved is not None:
-                return self._saved
-            return self._view_now()
-
-    def _view_now(self) -> GameView:
-        over = self.over
-        return GameView(self.board.stones(), None if over else self.board.to_move, self.result,
-                        self.winning_line(), self.fouls(), self.analysis, self.thinking)
-
     def check_turn(self) -> None:
         """:raises Refused: if the game is over or it is not the person's turn."""
         if self.over:
             raise Refused(f"the game is over ({self._result_text()})")
-        if self.thinking or self.board.to_move != self.human:
+        if self.thinking or self._to_move != self.human:
             raise Refused("it is not your turn: the engine is to move")
 
     def check_move(self, x: int, y: int) -> None:
@@ -217,33 +305,43 @@ class HumanGame:
         :raises InvalidMoveError: off the board.
         :raises Refused: game over, not the person's turn, occupied, or a renju foul.
         """
-        board = self.board
-        if not board.geometry.on_board(x, y):
-            raise InvalidMoveError(f"{x},{y} is outside the {board.width}x{board.height} board")
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise InvalidMoveError(f"{x},{y} is outside the {self.width}x{self.height} board")
         self.check_turn()
-        if board.at(x, y) != EMPTY:
+        if (x, y) in self.moves():
             raise Refused(f"{format_point((x, y))} is occupied")
-        if board.ply == 0 and board.to_move == BLACK:
-            broken = first_move_violation(self.opening_rule, (x, y), board.width, board.height)
+        if self.ply == 0 and self._to_move == BLACK:
+            broken = first_move_violation(self.opening_rule, (x, y), self.width, self.height)
             if broken is not None:
                 raise Refused(f"black {broken}")
-        foul = board.foul(x, y) if board.to_move == BLACK else LEGAL
+        foul = self._foul_kinds.get((x, y), LEGAL)
         if foul != LEGAL:
             raise Refused(f"{format_point((x, y))} is a foul for black in renju "
                           f"({FOUL_NAMES[foul]})")
+
+    def may_play(self, x: int, y: int) -> bool:
+        """Whether the person may play ``(x, y)`` now (:meth:`check_move` passes)."""
+        try:
+            self.check_move(x, y)
+        except (InvalidMoveError, Refused):
+            return False
+        return True
 
     def play(self, x: int, y: int) -> None:
         """The person's move (the engine does not answer yet: see :meth:`reply`).
 
         :raises InvalidMoveError, Refused: see :meth:`check_move`; nothing changes then.
+        :raises PoolBusy: no board came free (nothing changes then).
         """
-        with self._state_lock:
-            self.check_move(x, y)
-            self.board.play(x, y)
+        self.check_move(x, y)
+        with self.pool.board(self.key) as board:
+            self._load(board)
+            board.play(x, y)
+            self._record(board)
 
     def start(self) -> Point | None:
         """Let the engine open if it has black; returns its move or ``None``."""
-        if self.board.ply == 0 and self.computer == BLACK:
+        if self.ply == 0 and self.computer == BLACK:
             return self.reply()
         return None
 
@@ -253,26 +351,35 @@ class HumanGame:
         The search uses the level's depth and node caps within :attr:`move_ms`; a level
         with blunders (level 1) may play a random point next to a stone instead, unless
         the search saw a forced result -- as the protocol loop does.
+
+        :raises PoolBusy: no engine came free in time (nothing changes then).
         """
-        board = self.board
-        if self.over or board.to_move != self.computer:
+        if self.over or self._to_move != self.computer:
             return None
-        result = apply_blunder(self._search(), self.level, self._rng, board.moves(),
-                               board.is_legal, board.width, board.height)
-        with self._state_lock:
-            self.analysis = Analysis.of(result, self.computer)
+
+        def place(engine: Engine, result: SearchResult) -> Point:
+            board = engine.board
+            result = apply_blunder(result, self.level, self._rng, board.moves(),
+                                   board.is_legal, board.width, board.height)
             board.play(*result.move)
-        return result.move
+            with self._state_lock:
+                self.analysis = Analysis.of(result, self.computer)
+                self._record(board)
+            return result.move
+
+        return self._think(self.level, place)
 
     def hint(self) -> tuple[Point, Analysis]:
         """The move the engine would play for the person now (nothing is played),
         searched at the game's level but at least :data:`HINT_LEVEL`.
 
         :raises Refused: if the game is over or it is not the person's turn.
+        :raises PoolBusy: no engine came free in time.
         """
         self.check_turn()
-        result = self._search(max(self.level, HINT_LEVEL))
-        return result.move, Analysis.of(result, self.human)
+        return self._think(max(self.level, HINT_LEVEL),
+                           lambda _engine, result: (result.move,
+                                                    Analysis.of(result, self.human)))
 
     def undo(self) -> list[Point]:
         """Take back the engine's reply and the person's last move (after a game the
@@ -282,32 +389,52 @@ class HumanGame:
         """
         if self.thinking:
             raise Refused("the engine is thinking")
-        colours = [c for _, _, c in self.board.stones()]
-        if self.human not in colours:
+        stones = self.stones()
+        if self.human not in [c for _, _, c in stones]:
             raise Refused("nothing to take back: you have not moved yet")
         taken: list[Point] = []
-        with self._state_lock:
-            while True:
-                colour = self.board.stones()[-1][2]
-                taken.append(self.board.undo())
-                if colour == self.human:
-                    break
-            self.analysis = None
+        while True:
+            x, y, colour = stones.pop()
+            taken.append((x, y))
+            if colour == self.human:
+                break
+        self.set_stones(stones, self.human)
         return taken
 
+    def retract(self) -> None:
+        """Take back the last stone (the person's move, when the engine could not reply)."""
+        stones = self.stones()
+        self.set_stones(stones[:-1], stones[-1][2])
+
     # --- helpers -------------------------------------------------------------------------
-    def _search(self, level_number: int | None = None) -> SearchResult:
-        limits = move_limits(TimeControl(turn_ms=int(self.move_ms)), self.board.ply,
-                             level_number or self.level)
+    def _think(self, level_number: int, then: Callable[[Engine, SearchResult], T]) -> T:
+        """Borrow an engine, set the game on it, search at a level, and return
+        ``then(engine, result)`` (called before the engine goes back to the pool)."""
+        limits = move_limits(TimeControl(turn_ms=int(self.move_ms)), self.ply, level_number)
         with self._state_lock:
-            self._saved = replace(self._view_now(), thinking=True)
-            self.thinking = True
+            self.thinking, self._stop_asked = True, False
         try:
-            return self.engine.search(limits)
+            with self.pool.engine(self.key, self) as engine:
+                self._load(engine.board)
+                engine.set_opening_rule(self.opening_rule)
+                return then(engine, self._search(engine, limits))
         finally:
             with self._state_lock:
                 self.thinking = False
-                self._saved = None
+
+    def _search(self, engine: Engine, limits: Limits) -> SearchResult:
+        with self._state_lock:
+            self._engine = engine
+            if self._stop_asked:  # asked while waiting for the engine
+                engine.stop()
+        try:
+            return engine.search(limits)
+        finally:
+            with self._state_lock:
+                self._engine = None
+                stopped = self._stop_asked
+            if stopped:  # a stop after the search ended would stop the next borrower's:
+                engine.search(Limits(depth=1))  # a search resets the flag when it ends
 
     def _result_text(self) -> str:
         result = self.result
@@ -315,7 +442,11 @@ class HumanGame:
 
     def stop(self) -> None:
         """Make a running search return at once (thread-safe)."""
-        self.engine.stop()
+        with self._state_lock:
+            self._stop_asked = True
+            if self._engine is not None:
+                self._engine.stop()
 
 
-__all__ = ["Analysis", "COLOURS", "GameView", "HumanGame", "LEVEL_LABELS", "RULE_NAMES", "Refused"]
+__all__ = ["Analysis", "COLOURS", "GameView", "HumanGame", "LEVEL_LABELS", "PoolBusy", "RULE_NAMES",
+           "Refused", "winning_line"]

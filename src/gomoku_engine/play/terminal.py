@@ -44,16 +44,16 @@ def run(game: HumanGame, read: Callable[[str], str], write: Callable[[str], None
           f"({'X' if game.human == 1 else 'O'}) at level {game.level}. {HELP}")
     news = ""
     if game.start() is not None:
-        news = f"engine plays {format_point(game.board.moves()[-1])}"
+        news = f"engine plays {format_point(game.moves()[-1])}"
     while True:
         clear()
-        write(str(game.board))
+        write(game.board_text())
         if news:
             write(news)
         if game.result is not None:
             line = " ".join(format_point(p) for p in game.winning_line())
             write("Draw: the board is full." if game.result == "draw" else
-                  f"{COLOUR_NAMES[game.board.winner]} ({name[game.board.winner]}) wins: {line}")
+                  f"{COLOUR_NAMES[game.winner]} ({name[game.winner]}) wins: {line}")
             return game.result
         try:
             text = read(f"{COLOUR_NAMES[game.human]} to play> ").strip()

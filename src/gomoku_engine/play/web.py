@@ -24,13 +24,18 @@ attacker's that resolves to 127.0.0.1 carries the attacker's name in ``Host``).
 Errors are ``{"error": text}`` with 400 (malformed request, off-board point), 403 (a
 ``Host`` that does not name the server), 404 (unknown
 game or path), 405 (wrong method), 409 (occupied point, not the person's turn, game over,
-renju foul, nothing to undo), 503 (every game slot busy); the game is unchanged then.
+renju foul, nothing to undo), 503 (every game slot busy, or no engine came free in
+time); the game is unchanged then.
 
-Each game has its own :class:`~gomoku_engine.play.human.HumanGame` and engine.  The engine's
-searches run in a small thread pool (as many threads as cores), off the request threads,
-which wait for the reply; a request for a game whose engine is thinking gets 409.  At most
-``max_games`` games live at once: games idle for ``idle_s`` are dropped, and a new game
-beyond the limit drops the least recently used one that is not thinking.
+Each game is a :class:`~gomoku_engine.play.human.HumanGame`: its stones and settings.  The
+engines (board kernels and transposition tables) are the store's
+:class:`~gomoku_engine.play.engine_pool.EnginePool`, sized from a memory setting
+(``memory_mb``): a game borrows one only while it thinks, so the server's memory does
+not grow with the number of games.  The searches run in a small thread pool (as many
+threads as cores), off the request threads, which wait for the reply; a request for a
+game whose engine is thinking gets 409.  At most ``max_games`` games live at once: games
+idle for ``idle_s`` are dropped, and a new game beyond the limit drops the least recently
+used one that is not thinking.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import InvalidMoveError
 from ..search.levels import MAX_LEVEL, MIN_LEVEL
 from ..core.opening_rules import OPENING_RULES
+from .engine_pool import DEFAULT_MEMORY_MB, EnginePool, PoolBusy
 from .human import (COLOURS, COLOUR_NAMES, DEFAULT_MOVE_MS, LEVEL_LABELS, RULE_NAMES,
                    HumanGame, Refused)
 
@@ -92,10 +98,15 @@ class GameStore:
     :param idle_s: a game untouched this long (seconds) is dropped.
     :param move_ms: the engine's per-move time limit (ms).
     :param workers: threads running searches (default: the number of cores).
+    :param memory_mb: the memory setting (MiB) that sizes the engine pool
+        (:func:`gomoku_engine.play.engine_pool.pool_for_memory`).
+    :param pool: the engines to lend (default: the pool for ``memory_mb``).
     """
 
     def __init__(self, max_games: int = DEFAULT_MAX_GAMES, idle_s: float = DEFAULT_IDLE_S,
-                 move_ms: float = DEFAULT_MOVE_MS, workers: int | None = None) -> None:
+                 move_ms: float = DEFAULT_MOVE_MS, workers: int | None = None,
+                 memory_mb: float = DEFAULT_MEMORY_MB, pool: EnginePool | None = None) -> None:
+        self.pool = EnginePool.for_memory(memory_mb) if pool is None else pool
         self.max_games = max_games
         self.idle_s = idle_s
         self.move_ms = move_ms
@@ -149,8 +160,15 @@ class GameStore:
         entry.game.stop()
 
     def think(self, job: Callable[[], Any]) -> Any:
-        """Run ``job`` (an engine search) in the pool and wait for its result."""
-        return self._pool.submit(job).result()
+        """Run ``job`` (an engine search) in the thread pool and wait for its result.
+
+        :raises ApiError: 503 when no engine came free in time (``job`` raised
+            :class:`PoolBusy`).
+        """
+        try:
+            return self._pool.submit(job).result()
+        except PoolBusy as exc:
+            raise ApiError(503, str(exc)) from None
 
     def close(self) -> None:
         """Stop every running search and the pool."""
@@ -168,8 +186,8 @@ def game_json(game_id: str, game: HumanGame, **extra: Any) -> dict[str, Any]:
     last = view.stones[-1] if view.stones else None
     state: dict[str, Any] = {
         "id": game_id,
-        "size": game.board.width,
-        "rule": game.board.rule.name.lower(),
+        "size": game.width,
+        "rule": game.rule.name.lower(),
         "level": game.level,
         "opening": game.opening_rule,
         "human": COLOUR_NAMES[game.human],
@@ -238,10 +256,14 @@ class Api:
                                 f"not {opening!r}")
         game = HumanGame(size, RULE_NAMES[rule], level, COLOURS[human],
                          move_ms=self.store.move_ms, seed=secrets.randbits(32),
-                         opening_rule=opening)
+                         opening_rule=opening, pool=self.store.pool)
         with game.lock:
             game_id = self.store.add(game)
-            move = self.store.think(game.start)
+            try:
+                move = self.store.think(game.start)
+            except ApiError:
+                self.store.drop(game_id)  # no game at all rather than one the engine skipped
+                raise
             return game_json(game_id, game, engine_move=_point(move))
 
     def show(self, game_id: str) -> dict[str, Any]:
@@ -259,7 +281,13 @@ class Api:
                 raise ApiError(400, str(exc)) from None
             except Refused as exc:
                 raise ApiError(409, str(exc)) from None
-            move = self.store.think(game.reply)
+            except PoolBusy as exc:
+                raise ApiError(503, str(exc)) from None
+            try:
+                move = self.store.think(game.reply)
+            except ApiError:
+                game.retract()  # the game unchanged: the person's move taken back too
+                raise
             return game_json(game_id, game, engine_move=_point(move))
 
     def undo(self, game_id: str) -> dict[str, Any]:
@@ -269,6 +297,8 @@ class Api:
                 taken = game.undo()
             except Refused as exc:
                 raise ApiError(409, str(exc)) from None
+            except PoolBusy as exc:
+                raise ApiError(503, str(exc)) from None
             return game_json(game_id, game, engine_move=None,
                              taken_back=[{"x": x, "y": y} for x, y in taken])
 
