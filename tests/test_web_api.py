@@ -16,6 +16,8 @@ import pytest
 from helpers import assert_winning_line
 from web_server import call, running_server, weak_move
 
+from gomoku_engine.core.constants import Rule
+from gomoku_engine.eval import win_rate
 from gomoku_engine.game.board import Board
 from gomoku_engine.play.human import COLOURS, RULE_NAMES
 
@@ -48,8 +50,16 @@ def play_out(base: str, game: dict) -> dict:
             assert moves[-1] == (engine["x"], engine["y"]) and len(moves) == len(game["moves"]) + 2
             assert after["to_move"] == after["human"]
             assert after["analysis"]["side"] == after["engine"]
+            check_win_rate(after["analysis"], after["rule"])
         game = after
     raise AssertionError("the game did not end")
+
+
+def check_win_rate(analysis: dict, rule: str) -> None:
+    """The analysis's win rate is the shipped sigmoid of its score under the game's rule."""
+    expected = win_rate(analysis["score_value"], Rule[rule.upper()])
+    assert 0.0 <= analysis["win_rate"] <= 1.0
+    assert analysis["win_rate"] == round(expected, 3)
 
 
 def check_won_by_engine(game: dict) -> None:

@@ -27,6 +27,7 @@ from typing import TypeVar
 
 from ..core.constants import BLACK, MAX_SIZE, MIN_SIZE, RULE_NAMES, WHITE, Rule
 from ..engine import Engine, Limits, SearchResult
+from ..eval import win_rate
 from ..core.errors import GomokuError, InvalidMoveError
 from ..game.board import Board
 from ..search.levels import MAX_LEVEL, MIN_LEVEL
@@ -82,19 +83,27 @@ class Analysis:
     time_ms: float
     pv: list[Point] = field(default_factory=list)  #: principal variation
     colour: int = BLACK  #: the side that searched
+    rule: Rule = Rule.FREESTYLE  #: the game's rule, whose sigmoid scale gives the win rate
+
+    @property
+    def win_rate(self) -> float:
+        """The searching side's chance to win, 0..1 (:func:`gomoku_engine.eval.win_rate`)."""
+        return win_rate(self.score, self.rule)
 
     def as_dict(self) -> dict:
-        """JSON form: ``score`` as text (``"win in 5"`` where forced), ``pv`` as points."""
+        """JSON form: ``score`` as text (``"win in 5"`` where forced), ``pv`` as points,
+        ``win_rate`` 0..1 to three places."""
         return {"score": format_score(self.score), "score_value": self.score,
+                "win_rate": round(self.win_rate, 3),
                 "depth": self.depth, "nodes": self.nodes, "time_ms": round(self.time_ms),
                 "side": COLOUR_NAMES[self.colour],
                 "pv": [{"x": x, "y": y} for x, y in self.pv],
                 "pv_text": " ".join(format_point(p) for p in self.pv)}
 
     @classmethod
-    def of(cls, result: SearchResult, colour: int) -> Analysis:
+    def of(cls, result: SearchResult, colour: int, rule: Rule) -> Analysis:
         return cls(result.score, result.depth, result.nodes, result.time_ms,
-                   list(result.pv), colour)
+                   list(result.pv), colour, rule)
 
 
 @dataclass(frozen=True)
@@ -363,7 +372,7 @@ class HumanGame:
                                    board.is_legal, board.width, board.height)
             board.play(*result.move)
             with self._state_lock:
-                self.analysis = Analysis.of(result, self.computer)
+                self.analysis = Analysis.of(result, self.computer, self.rule)
                 self._record(board)
             return result.move
 
@@ -379,7 +388,7 @@ class HumanGame:
         self.check_turn()
         return self._think(max(self.level, HINT_LEVEL),
                            lambda _engine, result: (result.move,
-                                                    Analysis.of(result, self.human)))
+                                                    Analysis.of(result, self.human, self.rule)))
 
     def undo(self) -> list[Point]:
         """Take back the engine's reply and the person's last move (after a game the

@@ -225,7 +225,8 @@
     const a = game.analysis;
     analysisLine.hidden = !(showAnalysis.checked && a);
     if (a) {
-      analysisLine.textContent = "engine (" + a.side + "): score " + a.score + " · depth " + a.depth +
+      analysisLine.textContent = "engine (" + a.side + "): score " + a.score +
+        " · win rate " + Math.round(a.win_rate * 100) + "% · depth " + a.depth +
         " · " + a.nodes + " nodes · " + a.time_ms + " ms · pv " + (a.pv_text || "-");
     }
     $("moves").textContent = game.moves.map((m, i) => (i + 1) + "." + pointName(m)).join(" ");
