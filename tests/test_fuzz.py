@@ -64,6 +64,15 @@ def test_hostile_lines_never_name_a_move_the_game_allows():
             assert last == "DONE" or last in ("ABOUT", "YXSHOWINFO", "INFO", "TURN",
                                               "YXHASHCLEAR")  # ended, or cut short
     assert {"BOARD", "SWAP2BOARD", "YXBLOCK", "INFO", "TURN", "START"} <= kinds
+    for _ in range(2000):  # while a search runs, its move may take any empty point
+        for line in _lines(hostile.item(board, searching=True).data):
+            word, _, rest = line.partition(" ")
+            if word.upper() == "TAKEBACK":
+                try:
+                    x, y = parse_pair(rest)
+                except (GomokuError, ValueError):
+                    continue
+                assert not (0 <= x < 15 and 0 <= y < 15)
 
 
 def test_shadow_follows_turn_board_and_takeback_as_the_protocol_loop():

@@ -105,6 +105,15 @@ class Shadow:
             assert self.board is not None and action.point is not None
             self.board.remove(*action.point)
 
+    def preview(self, action: Action) -> Board | None:
+        """The board after ``action`` (before the engine's answer), leaving this one as
+        it is."""
+        trial = Shadow(self.rule)
+        trial.board = self.board.copy() if self.board is not None else None
+        trial.me = self.me
+        trial.apply(action)
+        return trial.board
+
     def illegal(self, point: Point) -> str | None:
         """Why the engine may not play ``point`` now, or None."""
         board = self.board
@@ -242,7 +251,8 @@ class Session:
                 self.touched.clear()
         during = []
         if action is not None and action.action is not None and action.action.reply == "move":
-            during = [hostile.item(board) for _ in range(rng.randint(0, 3))]
+            after = self.shadow.preview(action.action)  # the points the action takes
+            during = [hostile.item(after, searching=True) for _ in range(rng.randint(0, 3))]
         return Step(before, action, during)
 
     def run_step(self, step: Step, outcome: Outcome) -> bool:

@@ -157,9 +157,15 @@ class HostileLines:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
+        self._searching = False
 
-    def item(self, board: Board | None) -> Item:
-        """One hostile item of a random kind."""
+    def item(self, board: Board | None, searching: bool = False) -> Item:
+        """One hostile item of a random kind.
+
+        :param searching: the item follows a move request at once, so the engine's move
+            (not yet known) will take one of ``board``'s empty points.
+        """
+        self._searching = searching
         makers = ((self.unknown, 3), (self.bad_arguments, 4), (self.info, 4),
                   (self.bad_block, 3), (self.binary, 2), (self.blank, 1), (self.harmless, 2),
                   (self.long_line, 0.3), (self.valid_block_list, 0.3))
@@ -205,8 +211,9 @@ class HostileLines:
             arg = rng.choice(("", "15", "4,15", "15,4", f"{MAX_SIZE + 1},15",
                               "15," + "9" * 30, "a,b", "15,15,15", "-1,-1"))
         elif word == "TAKEBACK":
-            empty = [(x, y) for x in range(board.width) for y in range(board.height)
-                     if board.at(x, y) == 0][:1] if board is not None else []
+            empty = [] if board is None or self._searching else [
+                (x, y) for x in range(board.width) for y in range(board.height)
+                if board.at(x, y) == 0][:1]
             arg = rng.choice([format_pair(p) for p in empty] + [f"{MAX_SIZE},{MAX_SIZE}",
                              "-3,-3", "x,y", "", "9" * 50 + ",1"])
         else:
