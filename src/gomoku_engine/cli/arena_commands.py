@@ -1,5 +1,6 @@
 """Engine-vs-engine matches: ``match``, ``report`` (standings of saved matches), ``audit``
-(threat solutions of saved games)."""
+(threat solutions of saved games), and the long checks run by hand: ``soak`` (self-play
+games, every move timed) and ``fuzz`` (hostile protocol lines)."""
 
 from __future__ import annotations
 
@@ -267,3 +268,162 @@ def _parse_sprt(text: str) -> Sprt:
         except ValueError:
             raise click.BadParameter(f"{part!r}: not a number", param_hint="--sprt") from None
     return Sprt(**values)
+
+
+def _numbers(text: str, name: str) -> list[int]:
+    """``"15,20"`` as ``[15, 20]``; a click error naming ``name`` otherwise."""
+    try:
+        return [int(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a list of numbers", param_hint=name) from None
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from ..arena.shards import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from exc
+
+
+def _progress(total: int, unit: str):  # noqa: ANN202 (a tqdm bar)
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, file=sys.stderr, disable=not sys.stderr.isatty())
+
+
+# The defaults below are the issue's soak and fuzz (arena/soak.py, arena/fuzz.py), written
+# out so that `--help` does not load the engine.
+@main.command()
+@click.option("--out", "folder", type=click.Path(file_okay=False), required=True,
+              help="Folder of the results: one JSON line per finished game "
+                   "(soak-I-of-N.jsonl); a run started again skips the games it holds.")
+@click.option("--games", type=click.IntRange(1, None), default=1000, show_default=True,
+              help="Games of the whole soak (all shards).")
+@click.option("--turn-ms", type=click.IntRange(1, None), default=200, show_default=True,
+              help="Time per move (INFO timeout_turn).")
+@click.option("--rules", default="freestyle,standard,renju,caro", show_default=True,
+              help="Rules the games cycle through.")
+@click.option("--sizes", default="15,20", show_default=True, help="Board sizes.")
+@click.option("--threads", default="1,2", show_default=True,
+              help="Search threads of both engines (INFO thread_num).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the games' openings (0 to 3 stones near the centre).")
+@click.option("--shard", default="1/1", show_default=True, metavar="I/N",
+              help="Play only every N-th game of the plan, from game I-1.")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="One-thread games played side by side (2 on 2 cores); two-thread games "
+                   "are always played one at a time.")
+@click.option("--engine", "command", default=None, metavar="COMMAND",
+              help="The engine's command line [default: this engine, python -m "
+                   "gomoku_engine].")
+@click.option("--tolerance-ms", type=click.IntRange(0, None), default=1000, show_default=True,
+              help="Lateness accepted before a move is lost on time.")
+@click.option("--startup-ms", type=click.IntRange(0, None), default=STARTUP_MS,
+              show_default=True, help="Extra time for each side's first move (start-up).")
+@click.option("--max-moves", type=click.IntRange(1, None), default=None,
+              help="Adjudicate a draw after this many moves.")
+@click.option("--report", is_flag=True, help="Only print the summary of the folder.")
+def soak(folder: str, games: int, turn_ms: int, rules: str, sizes: str, threads: str,
+         seed: int, shard: str, concurrency: int, command: str | None, tolerance_ms: int,
+         startup_ms: int, max_moves: int | None, report: bool) -> None:
+    """Self-play soak: this engine against itself through real engine processes, every
+    move timed by the match runner's referee. Not part of the test suite: the default
+    1,000 games at 200 ms a move take hours; shard them (--shard) and resume (the same
+    --out).
+
+    The plan is fixed by the options (game i: the i-th combination of rule x size x
+    threads, cycled, and an opening from --seed). Prints the forfeits, crashes, illegal
+    moves, moves over the turn (each side's first move, which carries the process's
+    start, counted apart) and the 99th-percentile and slowest move per rule and size.
+
+    \b
+    Example, the issue's soak in two halves:
+      gomoku-engine soak --out soak --shard 1/2
+      gomoku-engine soak --out soak --shard 2/2
+      gomoku-engine soak --out soak --report
+    """
+    from ..arena.match import split_command
+    from ..arena.shards import RecordFile, pending, read_records, shard_file
+    from ..arena.soak import (SOAK_KIND, THIS_ENGINE, SoakSettings, check_plan, plan_soak,
+                              run_soak, summary_lines)
+
+    part = _shard(shard)
+    try:
+        plan = plan_soak(games, seed, rules.replace(" ", "").split(","),
+                         _numbers(sizes, "--sizes"), _numbers(threads, "--threads"))
+        entries = read_records(folder, SOAK_KIND)
+        check_plan(plan, entries)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if not report:
+        settings = SoakSettings(tuple(split_command(command)) if command else THIS_ENGINE,
+                                turn_ms, tolerance_ms, startup_ms, max_moves, concurrency)
+        done = {e["game"] for e in entries}
+        todo = sum(1 for _ in pending((g.index for g in plan), done, part))
+        with _progress(todo, "game") as progress:
+            run_soak(plan, part, done, RecordFile(shard_file(folder, SOAK_KIND, part)),
+                     settings, on_game=lambda entry: progress.update())
+        entries = read_records(folder, SOAK_KIND)
+    if not entries:
+        raise click.ClickException(f"no games in {folder}")
+    _echo_lines(summary_lines(entries, planned=games))
+
+
+@main.command()
+@click.option("--out", "folder", type=click.Path(file_okay=False), required=True,
+              help="Folder of the results: one JSON line per finished chunk "
+                   "(fuzz-I-of-N.jsonl; a run started again skips the chunks it holds) "
+                   "and the input of every failed engine process, for replay.")
+@click.option("--lines", "total", type=click.IntRange(1, None), default=10_000,
+              show_default=True,
+              help="Lines of the whole fuzz (all shards); a chunk ends with the step that "
+                   "reaches its share, so a few more are sent.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--chunk-lines", type=click.IntRange(10, None), default=500, show_default=True,
+              help="Lines per chunk: one seed, one engine process.")
+@click.option("--shard", default="1/1", show_default=True, metavar="I/N",
+              help="Run only every N-th chunk, from chunk I-1.")
+@click.option("--turn-ms", type=click.IntRange(1, None), default=100, show_default=True,
+              help="Time per move of the games the fuzz plays.")
+@click.option("--hang-s", type=click.FloatRange(0.5, None), default=10.0, show_default=True,
+              help="Longest wait for a step's answers beyond the turn time (a hang).")
+@click.option("--engine", "command", default=None, metavar="COMMAND",
+              help="The engine's command line [default: this engine].")
+@click.option("--report", is_flag=True, help="Only print the summary of the folder.")
+def fuzz(folder: str, total: int, seed: int, chunk_lines: int, shard: str, turn_ms: int,
+         hang_s: float, command: str | None, report: bool) -> None:
+    """Protocol fuzz: hostile lines (unknown commands, malformed and unterminated blocks,
+    huge numbers, binary bytes, CR/LF mixes, very long lines, junk INFO, commands while a
+    search runs) from a seeded generator, into real engine processes.
+
+    Checks after every step that the engine did not crash or hang, that every move it
+    played is legal on the fuzz's own copy of the game and that it kept its game
+    (well-formed commands get their answers, hostile ones none). ERROR and UNKNOWN
+    answers to bad input are expected. Not part of the test suite; shard (--shard) and
+    resume (the same --out) it like the soak.
+    """
+    from ..arena.fuzz import FUZZ_KIND, FuzzSettings, run_fuzz, summary_lines
+    from ..arena.match import split_command
+    from ..arena.shards import RecordFile, pending, read_records, shard_file
+    from ..arena.soak import THIS_ENGINE
+
+    part = _shard(shard)
+    records = read_records(folder, FUZZ_KIND)
+    if any(r["seed"] != seed for r in records) and not report:
+        raise click.ClickException(f"{folder} holds chunks of another --seed: use another "
+                                   "folder")
+    if not report:
+        settings = FuzzSettings(tuple(split_command(command)) if command else THIS_ENGINE,
+                                turn_ms, hang_s)
+        chunks = -(-total // chunk_lines)
+        done = {r["chunk"] for r in records}
+        todo = sum(1 for _ in pending(range(chunks), done, part))
+        with _progress(todo, "chunk") as progress:
+            run_fuzz(total, seed, part, done, RecordFile(shard_file(folder, FUZZ_KIND, part)),
+                     settings, chunk_lines, on_chunk=lambda record: progress.update())
+        records = read_records(folder, FUZZ_KIND)
+    if not records:
+        raise click.ClickException(f"no chunks in {folder}")
+    _echo_lines(summary_lines(records))
