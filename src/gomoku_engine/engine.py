@@ -126,7 +126,8 @@ class Engine:
         :raises ValueError: for an unknown evaluation (the board is then unchanged).
         """
         board = Board(self.board.width, self.board.height, rule, evaluation)
-        board.set_stones(self.board.stones(), self.board.to_move)
+        # unchecked: stones that hold a five under the new rule are still the game's
+        board.load(self.board.stones(), self.board.to_move)
         self.board = board
         self.clear_hash()
 

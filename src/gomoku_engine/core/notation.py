@@ -15,7 +15,9 @@ from .errors import InvalidMoveError
 Point = tuple[int, int]
 
 _LETTER_NUMBER = re.compile(r"([a-zA-Z])(\d{1,2})")
-_PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
+#: at most nine digits a number: a longer one is off every board, and Python's int() refuses
+#: more than 4,300 digits (a ValueError where an InvalidMoveError is due)
+_PAIR = re.compile(r"\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*")
 
 
 def parse_pair(text: str) -> Point:
@@ -25,7 +27,7 @@ def parse_pair(text: str) -> Point:
     """
     match = _PAIR.fullmatch(text)
     if not match:
-        raise InvalidMoveError(f"bad coordinates {text.strip()!r}: expected x,y")
+        raise InvalidMoveError(f"bad coordinates {text.strip()[:40]!r}: expected x,y")
     return int(match.group(1)), int(match.group(2))
 
 
