@@ -7,6 +7,7 @@ Linux only (reads ``/proc``).  Standard library only: it judges the engine from 
 Usage::
 
     python tools/memory_check.py --max-memory-mb 350 --search-ms 30000 -- .venv/bin/gomoku-engine
+    python tools/memory_check.py --search-ms 5000 --until-searched -- /fresh/venv/bin/gomoku-engine
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 #: bench's "15 midgame A" (black to move), as BOARD stones: field 1 is black's
 POSITION = ["9,11,1", "14,9,2", "12,9,1", "12,11,2", "14,11,1", "11,8,2", "14,6,1", "10,6,2",
@@ -40,11 +42,25 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def _read_move(stdout: TextIO) -> tuple[str, list[str]]:
+    """The next move line and the lines before it (empty at the end of output)."""
+    messages = []
+    while True:
+        reply = stdout.readline().strip()
+        if not reply or (reply.count(",") == 1 and reply[0].isdigit()):
+            return reply, messages
+        messages.append(reply)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--max-memory-mb", type=int, default=0,
                         help="INFO max_memory in MiB (0: not sent)")
     parser.add_argument("--search-ms", type=int, default=30000, help="INFO timeout_turn")
+    parser.add_argument("--until-searched", action="store_true",
+                        help="on a cold cache: keep playing moves (TURN on empty points) until "
+                             "a move is searched instead of kernel-free, so that the compiling "
+                             "child's whole life is sampled")
     parser.add_argument("command", nargs="+", help="the engine's command line (after --)")
     args = parser.parse_args()
     engine = subprocess.Popen(args.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -68,19 +84,26 @@ def main() -> None:
     began = time.perf_counter()
     engine.stdin.write("\n".join(lines) + "\n")
     engine.stdin.flush()
-    reply, messages = "", []
-    while True:
-        reply = engine.stdout.readline().strip()
-        if not reply or (reply.count(",") == 1 and reply[0].isdigit()):
-            break
-        messages.append(reply)
+    reply, messages = _read_move(engine.stdout)
+    taken = {tuple(int(v) for v in stone.split(",")[:2]) for stone in POSITION}
+    free = [(x, y) for y in range(15) for x in range(15)]
+    moves = 1
+    while args.until_searched and reply and "kernels still loading" in messages[-1]:
+        taken.add(tuple(int(v) for v in reply.split(",")))
+        point = next(p for p in free if p not in taken)
+        taken.add(point)
+        engine.stdin.write(f"TURN {point[0]},{point[1]}\n")
+        engine.stdin.flush()
+        reply, messages = _read_move(engine.stdout)
+        moves += 1
     seconds = time.perf_counter() - began
     status = _status(engine.pid)
     done.set()
     engine.stdin.write("END\n")
     engine.stdin.flush()
     engine.wait(30)
-    print(f"max_memory {args.max_memory_mb or 'not sent'} MiB, move {reply} after {seconds:.1f} s")
+    print(f"max_memory {args.max_memory_mb or 'not sent'} MiB, {moves} moves, the last "
+          f"{reply} after {seconds:.1f} s")
     print(f"  engine: peak {status.get('VmHWM', 0) / 1024:.0f} MiB, "
           f"now {status.get('VmRSS', 0) / 1024:.0f} MiB")
     for child, peak in child_peak.items():

@@ -113,6 +113,9 @@ def is_compiled(group: str) -> bool:
 def _stamp(group: str) -> None:
     try:
         _stamp_path(group).write_text(_stamp_text())
+        # the lock of the compiling child (protocol.kernel_loader), whose engine process
+        # may have ended before it: compiled now, so nobody waits on it any more
+        cache_path(f"kernels-{group}.compiling").unlink(missing_ok=True)
     except OSError:
         pass  # a read-only install: numba compiles in memory, and no stamp is right
 

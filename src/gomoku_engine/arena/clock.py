@@ -12,9 +12,13 @@ from dataclasses import dataclass
 #: loading of its compiled kernels, neither a forfeit nor charged to the game clock.  This
 #: engine answers its first move within about 1 s of its start once ``gomoku-engine
 #: warmup`` has filled the kernel cache (docs/startup.md); 15 s leaves room for slower
-#: engines and a loaded machine.  A cold kernel cache (1-2 min of compiling) is not
-#: covered: warm up first, or raise ``--startup-ms``.
+#: engines and a loaded machine.  With 0 the first move has the turn like any other (a cold
+#: cache then gets the kernel-free moves until its kernels are compiled: docs/startup.md).
 STARTUP_MS = 15_000
+#: Time (ms) for the answer to ``START``, besides the start-up allowance: c-gomoku-cli's
+#: default tolerance (``../shared/protocol.md``, the managers' table), so that a match
+#: with ``--startup-ms 0`` still lets an engine start.
+START_REPLY_MS = 3_000
 
 
 @dataclass(frozen=True)
@@ -28,4 +32,4 @@ class Clock:
     startup_ms: int = STARTUP_MS  #: extra time for an engine's first reply of a game
 
 
-__all__ = ["STARTUP_MS", "Clock"]
+__all__ = ["START_REPLY_MS", "STARTUP_MS", "Clock"]

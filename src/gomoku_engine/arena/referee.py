@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ..game.board import Board
 from ..protocol.client import (MAX_MEMORY_BYTES, EngineProcess, EngineRefused, EngineTimeout,
                                start_lines)
-from .clock import STARTUP_MS
+from .clock import START_REPLY_MS, STARTUP_MS
 from ..core.constants import BLACK, WHITE, Rule
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair
@@ -202,7 +202,7 @@ def _handshake(game: _Game, info: dict[int, Sequence[tuple[str, str]]]) -> bool:
             return game.forfeit(colour, "crashed")
     for colour, engine in game.engines.items():
         try:
-            engine.confirm_start(s.startup_ms / 1000)
+            engine.confirm_start((START_REPLY_MS + s.startup_ms) / 1000)
         except EngineRefused as exc:
             return game.forfeit(colour, str(exc))
     return True

@@ -50,7 +50,8 @@ if TYPE_CHECKING:
               help="Lateness accepted before a move is lost on time.")
 @click.option("--startup-ms", type=click.IntRange(0, None), default=STARTUP_MS, show_default=True,
               help="Extra time for each engine's first reply of a game (start-up; not "
-                   "charged to its game clock).")
+                   "charged to its game clock): its first move, and its OK to START "
+                   "beyond the 3 s that always has.")
 @click.option("--max-moves", type=click.IntRange(1, None), default=None,
               help="Adjudicate a draw after this many moves (opening stones not counted).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
