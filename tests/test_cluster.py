@@ -19,7 +19,7 @@ from gomoku_engine.arena.cluster import (  # noqa: E402
     ClusterError, ClusterRunner, pair_jobs, parse_spec, preflight,
 )
 from gomoku_engine.arena.match import (  # noqa: E402
-    Clock, EngineSpec, _plan, run_round_robin, save_tournament,
+    Clock, EngineSpec, _plan, run_round_robin, save_tournament, standings,
 )
 from gomoku_engine.arena.stats import Sprt  # noqa: E402
 from gomoku_engine.arena.worker_check import (  # noqa: E402
@@ -79,11 +79,41 @@ def test_the_cluster_plays_the_games_of_the_thread_pool(client, tmp_path):
     for result in cluster.values():
         assert sorted(result.workers) == [index for index, _, _ in result.games]
         assert set(result.workers.values()) <= workers
-    save_tournament(cluster, tmp_path, 15, games_too=False)
-    games = json.loads((tmp_path / "summary.json").read_text())["games"]
+    save_tournament(cluster, tmp_path / "cluster", 15, games_too=False)
+    games = json.loads((tmp_path / "cluster" / "summary.json").read_text())["games"]
     assert [g["game"] for g in games] == list(range(1, 13))
     assert all(g["worker"] in workers for g in games)
+    # read back: one run keeps its numbers and workers; two runs merge into one summary
+    from gomoku_engine.arena.report import load_results
 
+    again = load_results([tmp_path / "cluster"])
+    assert {k: sorted(r.workers.items()) for k, r in again.items()} == \
+        {(r.first, r.second): sorted(r.workers.items()) for r in cluster.values()}
+    save_tournament(threads, tmp_path / "threads", 15, games_too=False)
+    runs = [str(tmp_path / "cluster"), str(tmp_path / "threads")]
+    both = CliRunner().invoke(main, ["report", *runs, "--out", str(tmp_path / "merged")])
+    assert both.exit_code == 0, both.output
+    merged = json.loads((tmp_path / "merged" / "summary.json").read_text())
+    assert [g["game"] for g in merged["games"]] == list(range(1, 25))
+    assert sum("worker" in g for g in merged["games"]) == 12
+    assert [(s["name"], s["games"]) for s in merged["standings"]] == \
+        [(s.name, 2 * s.games) for s in standings(cluster)]
+    reread = CliRunner().invoke(main, ["report", str(tmp_path / "merged")])
+    assert reread.output == both.output[:both.output.index("Merged summary")]
+
+
+def test_this_engine_node_capped_plays_the_same_moves_on_the_cluster(client):
+    """This engine at a node budget (``INFO max_node``) is deterministic: the thread pool
+    and the cluster play the same moves (only the move times differ)."""
+    capped = (("max_node", "300"),)
+    engines = [EngineSpec("a", tuple(ENGINE), capped), EngineSpec("b", tuple(ENGINE), capped)]
+    clock = Clock(turn_ms=5000, tolerance_ms=5000, startup_ms=60000)
+    threads = run_round_robin(engines, OPENINGS[1:2], games=2, clock=clock, concurrency=2,
+                              max_moves=8)
+    cluster = run_round_robin(engines, OPENINGS[1:2], games=2, clock=clock, max_moves=8,
+                              runner=ClusterRunner(client))
+    assert len(_moves(cluster)) == 2 and _moves(cluster) == _moves(threads)
+    assert all(len(moves) == 8 for *_, moves in _moves(cluster).values())
 
 def test_an_sprt_decision_leaves_the_queued_games_unplayed(client):
     test = Sprt(elo0=0, elo1=200, alpha=0.05, beta=0.05, min_games=4)
@@ -151,6 +181,30 @@ def test_cli_match_on_a_local_cluster(tmp_path):
     bad = CliRunner().invoke(main, args[:-4] + ["--cluster", "nowhere"])
     assert bad.exit_code != 0 and "not 'local'" in bad.output
 
+
+def test_selfplay_on_the_cluster_writes_the_same_arrays(client, tmp_path):
+    """``selfplay --cluster ADDRESS`` (batches of seeded games on the workers) and the
+    games played here: the same .npz arrays."""
+    import numpy as np
+
+    from gomoku_engine.core.constants import Rule
+    from gomoku_engine.training.selfplay import generate, save
+
+    here = tmp_path / "here.npz"
+    save(here, generate(Rule.FREESTYLE, 10, seed=3, nodes=200, size=9), 9,
+         Rule.FREESTYLE, 200, 3)
+    there = tmp_path / "there.npz"
+    result = CliRunner().invoke(main, ["selfplay", "--games", "10", "--nodes", "200",
+                                       "--size", "9", "--seed", "3", "--out", str(there),
+                                       "--cluster", client.scheduler.address])
+    assert result.exit_code == 0, result.output
+    ours, theirs = np.load(here), np.load(there)
+    assert sorted(ours.files) == sorted(theirs.files)
+    for name in ours.files:
+        assert np.array_equal(ours[name], theirs[name]), name
+    refused = CliRunner().invoke(main, ["selfplay", "--engine", "x", "--cluster", "local:2",
+                                        "--out", str(tmp_path / "x.npz")])
+    assert refused.exit_code != 0 and "no --workers or --cluster" in refused.output
 
 def test_a_worker_killed_mid_game_has_its_pair_replayed(client, tmp_path):
     """A worker process killed (SIGKILL) in the middle of a game: Dask resubmits its job

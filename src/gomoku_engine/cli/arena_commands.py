@@ -208,9 +208,13 @@ def _echo_tables(results: Mapping[object, MatchResult], test: Sprt | None,
 @click.option("--sprt", default=None,
               metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20'",
               help="Also the log-likelihood ratio of this SPRT per pair (as match --sprt).")
-def report(folders: tuple[str, ...], sprt: str | None) -> None:
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Also write the merged results as OUT/summary.json (games renumbered, "
+                   "the runs' openings one after the other), which report reads again.")
+def report(folders: tuple[str, ...], sprt: str | None, out: str | None) -> None:
     """Print the results of saved matches: the FOLDERS written by `match --out`
-    (their summary.json), summed by pair of engines over all of them.
+    (their summary.json), summed by pair of engines over all of them (runs of one
+    match, on one machine or on clusters, merge this way).
 
     Prints the tables `match` prints at its end (by pair, by pairs of games, the
     standings and the forfeits; not the move times, which summary.json does not keep).
@@ -225,6 +229,11 @@ def report(folders: tuple[str, ...], sprt: str | None) -> None:
         raise click.ClickException("no games in " + ", ".join(folders))
     _echo_tables(results, _parse_sprt(sprt) if sprt else None, standings_too=len(results) > 1)
     _echo_lines(forfeit_lines(results))
+    if out:
+        from ..arena.match import save_tournament
+
+        save_tournament(results, out, 15, {"merged": list(folders)}, games_too=False)
+        click.echo(f"Merged summary saved in {out}")
 
 
 @main.command()
