@@ -175,6 +175,7 @@ def test_cli_match_on_a_local_cluster(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     cluster = summary["settings"]["cluster"]
     assert cluster["spec"] == "local:2" and len(cluster["workers"]) == 2
+    assert sorted(w["name"] for w in cluster["workers"].values()) == ["0", "1"]
     assert all(w["nodes_per_second"] > 0 for w in cluster["workers"].values())
     assert [g["game"] for g in summary["games"]] == [1, 2, 3, 4]
     assert all(g["worker"] in cluster["workers"] for g in summary["games"])

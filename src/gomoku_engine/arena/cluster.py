@@ -86,19 +86,23 @@ def connect(spec: str) -> Iterator[Client]:
 def preflight(client: Client, engines: Sequence[EngineSpec],
               bench_depth: int | None) -> dict[str, dict]:
     """Check every worker before the first game (module docstring); each worker's report
-    (:func:`gomoku_engine.arena.worker_check.check_worker`) by its address.
+    (:func:`gomoku_engine.arena.worker_check.check_worker`, and its ``name``) by its
+    address.
 
     :param bench_depth: depth of the speed bench after the warm-up; None: neither.
     :raises ClusterError: if the cluster has no worker, or an engine does not resolve or
         differs on a worker (the message names every such worker).
     """
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = client.scheduler_info()["workers"]
     if not workers:
         raise ClusterError("the cluster has no workers")
     commands = {e.name: list(e.command) for e in engines}
     futures = {w: client.submit(check_worker, commands, bench_depth, workers=[w],
-                                allow_other_workers=False, pure=False) for w in workers}
-    reports = {w: f.result() for w, f in futures.items()}
+                                allow_other_workers=False, pure=False)
+               for w in sorted(workers)}
+    # the name given to `dask worker --name` (a LocalCluster's are numbers) beside the address
+    reports = {w: {"name": str(workers[w].get("name", w)), **f.result()}
+               for w, f in futures.items()}
     problems = engine_problems(reports)
     if problems:
         raise ClusterError("refused: " + "; ".join(problems))

@@ -156,8 +156,9 @@ def _runner(spec: str | None, specs: list[EngineSpec], settings: dict
             raise click.ClickException(str(exc)) from exc
         settings["cluster"] = summary
         for worker in summary["slow_workers"]:
-            click.echo(f"warning: worker {worker} is much slower than the others (bench "
-                       f"{summary['workers'][worker]['nodes_per_second']} nodes/s)", err=True)
+            report = summary["workers"][worker]
+            click.echo(f"warning: worker {report['name']} ({worker}) is much slower than the "
+                       f"others (bench {report['nodes_per_second']} nodes/s)", err=True)
         yield runner
 
 
