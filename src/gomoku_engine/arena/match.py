@@ -10,6 +10,7 @@ writes every game as PSQ and SGF and a JSON summary.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
@@ -89,6 +90,8 @@ class MatchResult:
     #: games of the whole schedule per opening (2 x the pairs of engines): game ``index``
     #: of this pair was played from opening ``index // pair_stride`` (see :func:`_plan`)
     pair_stride: int = 2
+    #: the cluster worker that played game ``index`` (empty on this machine's threads)
+    workers: dict[int, str] = field(default_factory=dict)
 
     def score(self) -> tuple[int, int, int]:
         """(wins, losses, draws) of the first engine."""
@@ -144,6 +147,10 @@ class MatchResult:
 #: engine i is black, the opening stones)
 ScheduledGame = tuple[int, tuple[int, int], bool, Sequence[Point]]
 OnGame = Callable[[int, "MatchResult", bool, GameRecord], None]
+#: plays a plan: ``(plan, results by pair, play one game, sprt, on_game)``, tallying each
+#: game with :func:`_tally` as it ends (:func:`_run` on threads, or a cluster's runner)
+Runner = Callable[[Sequence[ScheduledGame], dict[tuple[int, int], MatchResult],
+                   Callable[[ScheduledGame], GameRecord], Sprt | None, OnGame | None], None]
 
 
 def _plan(n_engines: int, openings: Sequence[Sequence[Point]], games: int,
@@ -225,7 +232,8 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
                     clock: Clock | None = None, concurrency: int = 1,
                     seed: int | None = None, max_moves: int | None = None,
                     on_game: OnGame | None = None, sprt: Sprt | None = None,
-                    opening_rule: str = "none") -> dict[tuple[int, int], MatchResult]:
+                    opening_rule: str = "none", runner: Runner | None = None
+                    ) -> dict[tuple[int, int], MatchResult]:
     """Every pair of ``engines`` plays ``games`` games (see :func:`_plan`); results by pair.
 
     A crashed or hung engine loses that game (the referee kills it) and is started
@@ -240,6 +248,9 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
         :mod:`gomoku_engine.core.opening_rules`); engines are told by ``INFO opening``, a stone
         that breaks it is a forfeit.  Without openings the games start from the empty
         board and black's engine chooses its first stone.
+    :param runner: plays the games instead of ``concurrency`` threads on this machine (a
+        cluster's, :class:`gomoku_engine.arena.cluster.ClusterRunner`); the game function
+        it is given is picklable.
     :raises ValueError: with fewer than two engines, or openings that break the rule.
     """
     if len(engines) < 2:
@@ -248,11 +259,14 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
     clock = clock or Clock()
     results = _empty_results(engines, clock)
 
-    def play(game: ScheduledGame) -> GameRecord:
-        return _referee(engines, game, size, rule, clock, max_moves, opening_rule)
-
-    _run(_plan(len(engines), openings, games, seed), results, play, concurrency, sprt,
-         on_game)
+    # a partial of a module function, not a closure: a cluster pickles it to its workers
+    play = functools.partial(_referee, engines, size=size, rule=rule, clock=clock,
+                             max_moves=max_moves, opening_rule=opening_rule)
+    plan = _plan(len(engines), openings, games, seed)
+    if runner is None:
+        _run(plan, results, play, concurrency, sprt, on_game)
+    else:
+        runner(plan, results, play, sprt, on_game)
     for result in results.values():
         result.games.sort(key=lambda g: g[0])
     return results
@@ -333,6 +347,8 @@ def game_entry(result: MatchResult, index: int, first_black: bool,
     game = {"game": index + 1, "black": black, "white": white,
             "result": RESULT_CODES[record.winner], "reason": record.reason,
             "stones": len(record.opening_moves) + len(record.moves)}
+    if index in result.workers:
+        game["worker"] = result.workers[index]
     if record.log:
         game["transcript"] = record.log  # the faulting engine's last lines
     return game

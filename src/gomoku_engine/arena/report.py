@@ -127,38 +127,45 @@ def load_results(folders: Sequence[str | Path]) -> dict[tuple[str, str], MatchRe
     """The results saved by ``match --out`` in each folder's ``summary.json``, summed over
     the folders by pair of engine names (the order of the pair as first saved).
 
-    Games are rebuilt from the summary's ``games`` entries (winner and reason; no moves),
-    renumbered so that the two games of one opening stay a pair
-    (:meth:`MatchResult.pentanomial`) and openings of different runs never mix.
+    Games are rebuilt from the summary's ``games`` entries (winner, reason and the worker
+    of a cluster's game; no moves) and renumbered as :func:`match._plan` numbers a round
+    robin of all the pairs, the openings of each folder after those of the folders before
+    it: the two games of one opening stay a pair (:meth:`MatchResult.pentanomial`),
+    openings of different runs never mix, and one folder keeps its own game numbers.
 
     :raises FileNotFoundError: if a folder has no ``summary.json``.
     :raises ValueError: if a game names a pair of engines the summary's pairs do not have.
     """
-    results: dict[tuple[str, str], MatchResult] = {}
-    openings_before = 0  # openings of the folders already read
-    for folder in folders:
-        summary = json.loads((Path(folder) / "summary.json").read_text())
-        stride = 2 * max(1, len(summary.get("pairs", [])))  # games per opening (match._plan)
-        names = {}
+    summaries = [json.loads((Path(folder) / "summary.json").read_text()) for folder in folders]
+    keys: dict[frozenset[str], tuple[str, str]] = {}
+    for summary in summaries:
         for pair in summary.get("pairs", []):
-            first, second = pair["first"], pair["second"]
-            key = (second, first) if (second, first) in results else (first, second)
-            results.setdefault(key, MatchResult(first=key[0], second=key[1], pair_stride=2))
-            names[frozenset((first, second))] = key
+            keys.setdefault(frozenset((pair["first"], pair["second"])),
+                            (pair["first"], pair["second"]))
+    stride = 2 * max(1, len(keys))  # games per opening of the merged round robin
+    results = {key: MatchResult(first=key[0], second=key[1], pair_stride=stride)
+               for key in keys.values()}
+    position = {key: number for number, key in enumerate(results)}
+    openings_before = 0  # openings of the folders already read
+    for folder, summary in zip(folders, summaries):
+        own_stride = 2 * max(1, len(summary.get("pairs", [])))  # this run's (match._plan)
         most = -1
         for game in summary.get("games", []):
-            key = names.get(frozenset((game["black"], game["white"])))
+            key = keys.get(frozenset((game["black"], game["white"])))
             if key is None:
                 raise ValueError(f"{folder}: game {game['game']} of {game['black']} and "
                                  f"{game['white']}, a pair the summary does not list")
-            index = game["game"] - 1
-            opening, colour_swap = index // stride, index % 2
+            opening, colour_swap = (game["game"] - 1) // own_stride, (game["game"] - 1) % 2
             most = max(most, opening)
+            index = (openings_before + opening) * stride + 2 * position[key] + colour_swap
             winner = {"B+": 1, "W+": 2}.get(game["result"], 0)
             record = GameRecord([], winner=winner, reason=game["reason"])
-            results[key].games.append((2 * (openings_before + opening) + colour_swap,
-                                       game["black"] == key[0], record))
+            results[key].games.append((index, game["black"] == key[0], record))
+            if "worker" in game:
+                results[key].workers[index] = game["worker"]
         openings_before += most + 1
+    for result in results.values():
+        result.games.sort(key=lambda g: g[0])
     return results
 
 

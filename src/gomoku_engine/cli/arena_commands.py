@@ -5,7 +5,8 @@ games, every move timed) and ``fuzz`` (hostile protocol lines)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -16,7 +17,7 @@ from .group import RULE_CHOICE, RULES, main
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from ..arena.match import EngineSpec, MatchResult
+    from ..arena.match import EngineSpec, MatchResult, Runner
     from ..arena.referee import GameRecord
     from ..arena.stats import Sprt
 
@@ -58,6 +59,11 @@ if TYPE_CHECKING:
               help="Games played at the same time.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder for every game as PSQ and SGF, and summary.json.")
+@click.option("--cluster", default=None, metavar="SPEC",
+              help="Play on a Dask cluster (pip install gomoku-engine[cluster]): 'local', "
+                   "'local:N' (N worker processes here) or a scheduler address "
+                   "tcp://host:8786. Each opening's two games run on one worker; "
+                   "--concurrency is then the cluster's worker threads.")
 @click.option("--sprt", default=None,
               metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20'",
               help="Stop a pair's games once this SPRT (for its first engine) is decided "
@@ -71,7 +77,8 @@ if TYPE_CHECKING:
 def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings: str | None,
           seed: int | None, size: int, rule: str, turn_ms: int, match_ms: int,
           increment_ms: int, tolerance_ms: int, startup_ms: int, max_moves: int | None,
-          concurrency: int, out: str | None, sprt: str | None, opening_rule: str) -> None:
+          concurrency: int, out: str | None, cluster: str | None, sprt: str | None,
+          opening_rule: str) -> None:
     """Play games between Gomocup engines: two, or a round robin of more.
 
     Every game starts both engines afresh, so an engine that crashes or hangs loses that
@@ -112,13 +119,14 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
     from tqdm import tqdm
 
     n_pairs = len(specs) * (len(specs) - 1) // 2
-    with tqdm(total=games * n_pairs, unit="game", file=sys.stderr,
-              disable=not sys.stderr.isatty()) as progress:
+    with _runner(cluster, specs, settings) as runner, \
+            tqdm(total=games * n_pairs, unit="game", file=sys.stderr,
+                 disable=not sys.stderr.isatty()) as progress:
         results = run_round_robin(specs, opening_list, games, size=size, rule=RULES[rule],
                                   clock=clock, concurrency=concurrency, seed=seed,
                                   max_moves=max_moves,
                                   on_game=_game_reporter(progress, out, size, settings),
-                                  sprt=test, opening_rule=opening_rule)
+                                  sprt=test, opening_rule=opening_rule, runner=runner)
     _echo_tables(results, test, standings_too=len(specs) > 2)
     if out:
         from ..arena.match import save_tournament
@@ -129,6 +137,31 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
 
     _echo_lines(forfeit_lines(results) + move_time_lines(results, [s.name for s in specs],
                                                          turn_ms))
+
+
+@contextmanager
+def _runner(spec: str | None, specs: list[EngineSpec], settings: dict
+            ) -> Iterator[Runner | None]:
+    """The runner of ``--cluster SPEC`` (None without it), its workers' checks added to
+    ``settings`` as ``cluster`` and a slow worker named on stderr."""
+    if spec is None:
+        yield None
+        return
+    from contextlib import ExitStack
+
+    from ..arena.cluster import ClusterError, cluster_runner
+
+    with ExitStack() as stack:
+        try:
+            runner, summary = stack.enter_context(cluster_runner(spec, specs))
+        except (ValueError, ClusterError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        settings["cluster"] = summary
+        for worker in summary["slow_workers"]:
+            report = summary["workers"][worker]
+            click.echo(f"warning: worker {report['name']} ({worker}) is much slower than the "
+                       f"others (bench {report['nodes_per_second']} nodes/s)", err=True)
+        yield runner
 
 
 def _game_reporter(progress: tqdm, out: str | None, size: int, settings: dict
@@ -178,9 +211,13 @@ def _echo_tables(results: Mapping[object, MatchResult], test: Sprt | None,
 @click.option("--sprt", default=None,
               metavar="'elo0=0 elo1=10 alpha=0.05 beta=0.05 min_games=20'",
               help="Also the log-likelihood ratio of this SPRT per pair (as match --sprt).")
-def report(folders: tuple[str, ...], sprt: str | None) -> None:
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Also write the merged results as OUT/summary.json (games renumbered, "
+                   "the runs' openings one after the other), which report reads again.")
+def report(folders: tuple[str, ...], sprt: str | None, out: str | None) -> None:
     """Print the results of saved matches: the FOLDERS written by `match --out`
-    (their summary.json), summed by pair of engines over all of them.
+    (their summary.json), summed by pair of engines over all of them (runs of one
+    match, on one machine or on clusters, merge this way).
 
     Prints the tables `match` prints at its end (by pair, by pairs of games, the
     standings and the forfeits; not the move times, which summary.json does not keep).
@@ -195,6 +232,11 @@ def report(folders: tuple[str, ...], sprt: str | None) -> None:
         raise click.ClickException("no games in " + ", ".join(folders))
     _echo_tables(results, _parse_sprt(sprt) if sprt else None, standings_too=len(results) > 1)
     _echo_lines(forfeit_lines(results))
+    if out:
+        from ..arena.match import save_tournament
+
+        save_tournament(results, out, 15, {"merged": list(folders)}, games_too=False)
+        click.echo(f"Merged summary saved in {out}")
 
 
 @main.command()

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import ExitStack, contextmanager
+
 import click
 
 from .group import RULE_CHOICE, RULES, main
@@ -23,29 +28,52 @@ from .group import RULE_CHOICE, RULES, main
               help="With --engine: the depth limit of its search (INFO max_depth).")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
               help="The .npz file to write.")
+@click.option("--cluster", default=None, metavar="SPEC",
+              help="Play batches of seeded games on a Dask cluster, as match --cluster "
+                   "('local:N' or tcp://host:8786); the same games as here.")
 def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: int,
-             command: str | None, depth: int, out: str) -> None:
+             command: str | None, depth: int, out: str, cluster: str | None) -> None:
     """Play seeded self-play games from random openings and save them for `tune`."""
     import shlex
+    from contextlib import nullcontext
 
     from tqdm import tqdm
 
     from ..training.selfplay import generate, generate_external, save
 
     argv = None if command is None else shlex.split(command)
-    with tqdm(total=games, unit="game", disable=None) as bar:
+    if argv is not None and (workers > 1 or cluster):
+        raise click.UsageError("--engine plays its games in one process: no --workers or "
+                               "--cluster")
+    with _cluster_executor(cluster) if cluster else nullcontext() as executor, \
+            tqdm(total=games, unit="game", disable=None) as bar:
         if argv is None:
             records = generate(RULES[rule], games, seed, nodes, size, workers,
-                               progress=lambda _: bar.update())
+                               progress=lambda _: bar.update(), executor=executor)
         else:
-            if workers > 1:
-                raise click.UsageError("--engine plays its games in one process: no --workers")
             records = generate_external(argv, RULES[rule], games, seed, depth, size,
                                         progress=lambda _: bar.update())
     save(out, records, size, RULES[rule], 0 if argv else nodes, seed, argv, depth)
     wins = [sum(r.result == c for r in records) for c in (1, 2, 0)]
     click.echo(f"{games} games, {sum(len(r.moves) for r in records)} moves: black {wins[0]}, "
                f"white {wins[1]}, draws {wins[2]} -> {out}")
+
+
+@contextmanager
+def _cluster_executor(spec: str) -> Iterator[Executor]:
+    """A ``concurrent.futures`` executor of the Dask cluster ``spec``, once every worker
+    runs the same package (:func:`gomoku_engine.arena.cluster.preflight`)."""
+    from ..arena.cluster import ClusterError, connect, preflight
+    from ..arena.match import EngineSpec
+
+    this = EngineSpec("gomoku-engine", (sys.executable, "-m", "gomoku_engine"))
+    with ExitStack() as stack:
+        try:
+            client = stack.enter_context(connect(spec))
+            preflight(client, [this], bench_depth=None)
+        except (ValueError, ClusterError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        yield client.get_executor(pure=False)
 
 
 @main.command()

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import multiprocessing
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,21 +85,32 @@ def play_selfplay_game(engine: Engine, rng: np.random.Generator, nodes: int) -> 
     return SelfPlayGame(moves, scores, opening, int(board.winner))
 
 
+#: games per job of an executor's (a cluster's) self-play
+BATCH_GAMES = 8
+
+
 def generate(rule: Rule, games: int, seed: int, nodes: int, size: int = 15,
              workers: int = 1,
-             progress: Callable[[SelfPlayGame], None] | None = None) -> list[SelfPlayGame]:
+             progress: Callable[[SelfPlayGame], None] | None = None,
+             executor: Executor | None = None) -> list[SelfPlayGame]:
     """Play ``games`` seeded self-play games (see the module docstring).
 
     Game ``i`` draws its opening from ``numpy.random.default_rng([seed, i])`` and the engine
-    is deterministic at a node budget, so the games do not depend on ``workers``.
+    is deterministic at a node budget, so the games do not depend on ``workers`` or on
+    where they are played.
 
     :param nodes: node budget of each engine move (the search's own count).
     :param workers: processes playing games side by side.
     :param progress: called after every game, in game order.
+    :param executor: play batches of :data:`BATCH_GAMES` seeded games as its jobs instead
+        (a Dask cluster's, ``selfplay --cluster``); ``workers`` is then unused.
     """
     jobs = [(int(rule), size, nodes, seed, i) for i in range(games)]
     records = []
-    if workers <= 1:
+    if executor is not None:
+        results = _batched(executor, jobs)
+        pool = None
+    elif workers <= 1:
         results = map(_play_job, jobs)
         pool = None
     else:
@@ -173,6 +185,24 @@ def _play_job(job: tuple[int, int, int, int, int]) -> SelfPlayGame:
     if engine is None:
         engine = _ENGINES[(rule, size)] = Engine(size, rule=Rule(rule), hash_mb=16)
     return play_selfplay_game(engine, np.random.default_rng([seed, index]), nodes)
+
+
+def _batched(executor: Executor, jobs: list[tuple[int, int, int, int, int]]
+             ) -> Iterable[SelfPlayGame]:
+    """The games of ``jobs`` played as batches of :data:`BATCH_GAMES` on ``executor``, in
+    game order."""
+    futures = [executor.submit(_play_batch, jobs[start:start + BATCH_GAMES])
+               for start in range(0, len(jobs), BATCH_GAMES)]
+    try:
+        for future in futures:
+            yield from future.result()
+    finally:
+        for future in futures:
+            future.cancel()
+
+
+def _play_batch(jobs: list[tuple[int, int, int, int, int]]) -> list[SelfPlayGame]:
+    return [_play_job(job) for job in jobs]
 
 
 def save(path: Path | str, records: list[SelfPlayGame], size: int, rule: Rule, nodes: int,
