@@ -36,10 +36,14 @@ def _status(pid: int) -> dict[str, int]:
 
 
 def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
+    """The child processes of ``pid``, whichever of its threads started them."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return children
 
 
 def _read_move(stdout: TextIO) -> tuple[str, list[str]]:
