@@ -172,7 +172,7 @@ def test_moves_before_the_kernels_are_kernel_free_then_searched_on_the_same_game
     def manager() -> None:
         with os.fdopen(write_end, "wb", buffering=0) as pipe:
             pipe.write(("\n".join(before) + "\n").encode())
-            assert loop._loader.wait(["core"], 600)  # then the kernels are in
+            assert loop._engines.loader.wait(["core"], 600)  # then the kernels are in
             pipe.write(("\n".join(after) + "\n").encode())
 
     writer = threading.Thread(target=manager)
@@ -187,7 +187,7 @@ def test_moves_before_the_kernels_are_kernel_free_then_searched_on_the_same_game
     assert max(kernel_free) < searched[0]
     assert "ERROR TURN 14,0: 14,0 is occupied" in lines
     game = loop._game
-    assert game is not None and loop._engine is not None
-    assert loop._engine.board.stones() == game.stones  # the searched move's board
+    assert game is not None and loop._engines.engine is not None
+    assert loop._engines.engine.board.stones() == game.stones  # the searched move's board
     points = [(x, y) for x, y, _ in game.stones]
     assert len(points) == len(set(points)) == 10 and (0, 0) not in points

@@ -79,7 +79,7 @@ def test_thread_count_from_the_protocol_and_the_command_line(monkeypatch):
         loop = ProtocolLoop(io.BytesIO(commands.encode()), io.BytesIO(), warm_up=False,
                             **kwargs)
         loop.run()
-        return loop._engine.threads
+        return loop._engines.engine.threads
 
     assert threads_after("START 15\n") == 1
     assert threads_after("INFO thread_num 2\nSTART 15\n") == 2

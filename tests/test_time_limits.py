@@ -103,7 +103,7 @@ def test_time_increment_is_parsed_and_added_to_the_time_left():
 
 
 def table_mib(loop: ProtocolLoop) -> float:
-    return loop._engine._state.tt.nbytes / 2**20
+    return loop._engines.engine._state.tt.nbytes / 2**20
 
 
 def test_max_memory_sets_the_hash_size():
@@ -115,19 +115,19 @@ def test_max_memory_sets_the_hash_size():
                          f"START 15\nINFO max_memory {info}\n"):
             loop, lines = run_loop(commands)
             assert lines == ["OK"]
-            assert loop._engine.hash_mb == mib
+            assert loop._engines.engine.hash_mb == mib
             assert mib / 2 < table_mib(loop) <= mib, (info, table_mib(loop))
     loop, _ = run_loop("START 15\n")
-    default = loop._engine.hash_mb
+    default = loop._engines.engine.hash_mb
     loop, _ = run_loop("INFO max_memory 0\nSTART 15\n")  # 0: no limit
-    assert loop._engine.hash_mb == default
+    assert loop._engines.engine.hash_mb == default
 
 
 def test_hash_size_sets_the_hash_size():
     """INFO hash_size (KiB, Yixin-Board) sizes the table; with max_memory the smaller
     wins; 256 MiB at most; 0 returns to the engine's own size."""
     loop, _ = run_loop("START 15\n")
-    default = loop._engine.hash_mb
+    default = loop._engines.engine.hash_mb
     reserve_left = 350 - MEMORY_RESERVE_MB  # MiB that max_memory 350 MiB allows
     cases = ((["INFO hash_size 16384"], 16), (["INFO hash_size 2048"], 2),
              (["INFO hash_size 4194304"], MAX_HASH_MB),
@@ -139,7 +139,7 @@ def test_hash_size_sets_the_hash_size():
         for commands in ("\n".join(infos) + "\nSTART 15\n",
                          "START 15\n" + "\n".join(infos) + "\n"):
             loop, _ = run_loop(commands)
-            assert loop._engine.hash_mb == mib, (infos, loop._engine.hash_mb)
+            assert loop._engines.engine.hash_mb == mib, (infos, loop._engines.engine.hash_mb)
             assert mib / 2 < table_mib(loop) <= mib, (infos, table_mib(loop))
 
 
@@ -149,7 +149,7 @@ def test_yxshowinfo_reports_the_largest_table():
     n = int(lines[-1].removeprefix("MESSAGE INFO MAX_HASH_SIZE "))
     assert 2 ** n == MAX_HASH_MB * 1024
     loop, _ = run_loop(f"INFO hash_size {2 ** n}\nSTART 15\n")
-    assert loop._engine.hash_mb == MAX_HASH_MB
+    assert loop._engines.engine.hash_mb == MAX_HASH_MB
 
 
 # Black h8 i7 h10 i11, white h9 i9 i6 i12 (x,y from 0): g9 (6,8) is a double three for
@@ -164,7 +164,7 @@ def test_takeback_under_renju_leaves_the_recomputed_state():
     loop, lines = run_loop(f"INFO rule 4\nSTART 15\nYXBOARD\n{board_lines}DONE\nYXSHOWFORBID\n"
                            "TAKEBACK 8,11\nTAKEBACK 8,10\nYXSHOWFORBID\n")
     assert lines == ["OK", "FORBID 0608.", "OK", "OK", "FORBID ."], lines
-    board = loop._engine.board
+    board = loop._engines.engine.board
     fresh = board_with(RENJU_BLACK[:3], RENJU_WHITE[:3], BLACK, rule=Rule.RENJU)
     assert sorted(board.stones()) == sorted(fresh.stones())
     assert board.to_move == fresh.to_move == BLACK

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
@@ -68,11 +68,15 @@ class KernelLoader:
         or compiles on its first call) and :meth:`wait` returns True at once.
     :param compile_apart: compile a cold group in a child process first (see the module
         docstring); False: compile it in this process.
+    :param on_loaded: called in the loader's thread with each group's name once it is
+        loaded (the protocol loop builds its engine then, outside any move).
     """
 
-    def __init__(self, enabled: bool = True, compile_apart: bool = True) -> None:
+    def __init__(self, enabled: bool = True, compile_apart: bool = True,
+                 on_loaded: Callable[[str], None] | None = None) -> None:
         self.enabled = enabled
         self.compile_apart = compile_apart
+        self._on_loaded = on_loaded
         #: seconds each cold group's compiling child took
         self.compile_seconds: dict[str, float] = {}
         self._done = {group: threading.Event() for group in KERNEL_GROUPS}
@@ -152,6 +156,8 @@ class KernelLoader:
                     self._compile_apart(group)
                 self.seconds[group] = warmup((group,))
                 gc.freeze()  # see the module docstring; costs no collection
+                if self._on_loaded is not None:
+                    self._on_loaded(group)
             except Exception:  # noqa: BLE001 - the move's own call retries (and reports) it
                 pass
             finally:

@@ -7,8 +7,11 @@ are loaded (from numba's cache, or compiled when it is cold) in a thread of its 
 the start (:class:`gomoku_engine.protocol.kernel_loader.KernelLoader`), and optional ones
 (the VCT solver, the genetic algorithm) as soon as ``INFO`` selects them: ``ABOUT`` is
 answered at once, ``START`` waits for them until ``START_WAIT_S`` after the manager sent it
-(the process's start, when it was already waiting in the pipe), and only a move that comes
-before they are ready waits longer (a cold compile).
+(the process's start, when it was already waiting in the pipe), and a move that comes
+before they are ready waits only as long as its time allows
+(:mod:`gomoku_engine.protocol.move_reply`).  The game itself is kept in plain Python
+(:mod:`gomoku_engine.protocol.game_state`) and the engine, built outside any move
+(:mod:`gomoku_engine.protocol.engine_holder`), follows it.
 
 Replies are single lines ending in ``\\n``, written under one lock and flushed at once
 (:class:`gomoku_engine.protocol.reader.Output`); every ``MESSAGE`` line comes from
@@ -32,11 +35,10 @@ from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
-from ..kernels import CORE
 from ..search.levels import MAX_LEVEL
 from .board_commands import block_points, board_stones, read_block, swap2_stones
 from .game_state import GameState
-from .kernel_loader import KernelLoader
+from .engine_holder import EngineHolder
 from .move_reply import KERNEL_FREE_MS, MoveReply
 from .messages import engine_info_lines, swap2_line
 from .reader import CommandThreads, Line, Output, split_word
@@ -108,23 +110,22 @@ class ProtocolLoop:
             raise ValueError(f"unknown algorithm {algorithm!r}")
         self.out = Output(stdout)
         self._threads = CommandThreads(stdin, self.out, self._dispatch, self._stop_search)
-        self._factory = engine_factory or (lambda w, h: Engine(w, h))
         self._settings = Settings(level=level, algorithm=algorithm, seed=seed,
                                   max_depth=max_depth, threads=threads)
         self._game: GameState | None = None  # from START on; the engine's board follows it
-        self._engine: Engine | None = None
         self._started_at = time.perf_counter() if started_at is None else started_at
-        self._loader = KernelLoader(enabled=warm_up)
+        self._engines = EngineHolder(engine_factory or (lambda w, h: Engine(w, h)),
+                                     self._settings, warm_up)
         self._moves = MoveReply(self.out, self._settings)
-        self._loader.request(self._settings.kernel_groups())
 
     def run(self) -> None:
         """Serve commands until END or the end of input; returns at once on END."""
         self._threads.run()
 
     def _stop_search(self) -> None:
-        if self._engine is not None:
-            self._engine.stop()
+        engine = self._engines.engine
+        if engine is not None:
+            engine.stop()
 
     # --- dispatch --------------------------------------------------------------------------
     def _dispatch(self, line: Line) -> None:
@@ -150,33 +151,6 @@ class ProtocolLoop:
             self.out.line("ERROR no game started: send START first")
         return self._game
 
-    def _engine_for(self, game: GameState, until: float | None = None) -> Engine | None:
-        """The engine with its board set to ``game`` (built on first use), or None if the
-        core kernels are not loaded by ``until`` (perf_counter; None: no limit)."""
-        left = None if until is None else max(0.0, until - time.perf_counter())
-        if not self._loader.wait((CORE,), left):
-            return None
-        if self._engine is None or (self._engine.board.width,
-                                    self._engine.board.height) != game.size:
-            self._engine = self._factory(*game.size)
-            self._apply_settings()
-        game.sync(self._engine.board)
-        return self._engine
-
-    def _engine_for_move(self, game: GameState, core_until: float,
-                         optional_until: float) -> tuple[Engine | None, bool]:
-        """The engine for a timed move (:data:`.move_reply.EngineForMove`), the core waited
-        for until ``core_until``, the optional kernels until ``optional_until``."""
-        engine = self._engine_for(game, core_until)
-        if engine is None:
-            return None, False
-        left = max(0.0, optional_until - time.perf_counter())
-        return engine, self._loader.wait(self._settings.kernel_groups(), left)
-
-    def _apply_settings(self) -> None:
-        if self._engine is not None:
-            self._settings.apply_to(self._engine)
-
     def _start_game(self, width: int, height: int, line: Line) -> None:
         self._settings.time.new_game()
         if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
@@ -185,11 +159,7 @@ class ProtocolLoop:
             return
         self._game = game = GameState(width, height)
         self._moves.new_game()
-        if self._engine is not None and (self._engine.board.width,
-                                         self._engine.board.height) == game.size:
-            self._engine.new_game()
-        else:
-            self._engine = None
+        self._engines.new_game(game.size)
         # With a warm numba cache the kernels are loaded well within the wait, and the
         # first move is not charged for them; a cold compile takes longer, and then OK must
         # not wait (c-gomoku-cli wants it within 3 s): the game is kept in plain Python and
@@ -197,9 +167,9 @@ class ProtocolLoop:
         # START was sent when it arrived, unless it was already waiting in the pipe when
         # the reader began (sent with the process's start, or during the imports).
         since = self._started_at if line.early else line.arrived
-        if self._loader.wait(self._settings.kernel_groups(),
-                             max(0.0, since + START_WAIT_S - time.perf_counter())):
-            self._engine_for(game)
+        if self._engines.loader.wait(self._settings.kernel_groups(),
+                                     max(0.0, since + START_WAIT_S - time.perf_counter())):
+            self._engines.for_game(game)
         self.out.line("OK")
 
     def _cmd_start(self, rest: str, line: Line) -> None:
@@ -229,9 +199,9 @@ class ProtocolLoop:
     def _cmd_info(self, rest: str, line: Line) -> None:
         changed = apply_info(self._settings, rest)
         if changed & Changed.KERNELS:
-            self._loader.request(self._settings.kernel_groups())  # in the background
+            self._engines.loader.request(self._settings.kernel_groups())  # in the background
         if changed & Changed.ENGINE:
-            self._apply_settings()
+            self._engines.apply_settings()
 
     def _cmd_about(self, rest: str, line: Line) -> None:
         self.out.line(ABOUT)
@@ -241,8 +211,9 @@ class ProtocolLoop:
             self.out.line(text)
 
     def _cmd_yxhashclear(self, rest: str, line: Line) -> None:
-        if self._engine is not None:
-            self._engine.clear_hash()
+        engine = self._engines.engine
+        if engine is not None:
+            engine.clear_hash()
 
     def _cmd_yxstop(self, rest: str, line: Line) -> None:
         pass  # handled by the reader thread; idle YXSTOP does nothing
@@ -343,7 +314,7 @@ class ProtocolLoop:
             self.out.line(f"ERROR SWAP2BOARD: {exc}")
             return
         _, budget = self._settings.time.budget(len(stones))
-        engine = self._engine_for(game, line.arrived + (budget - KERNEL_FREE_MS) / 1000.0)
+        engine = self._engines.for_game(game, line.arrived + (budget - KERNEL_FREE_MS) / 1000.0)
         budget -= (time.perf_counter() - line.arrived) * 1000.0
         for text in _swap2_reply(engine, game, budget, self._settings):
             self.out.line(text)
@@ -364,7 +335,7 @@ class ProtocolLoop:
 
     def _cmd_yxshowforbid(self, rest: str, line: Line) -> None:
         game = self._need_game()
-        engine = None if game is None else self._engine_for(game)
+        engine = None if game is None else self._engines.for_game(game)
         if engine is not None:
             points = engine.board.foul_points()
             self.out.line("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in points) + ".")
@@ -372,11 +343,11 @@ class ProtocolLoop:
     def _cmd_yxnbest(self, rest: str, line: Line) -> None:
         game = self._need_game()  # the position of the last YXBOARD, BOARD or move
         if game is not None:
-            self._moves.answer_nbest(game, self._engine_for_move, rest, line.arrived,
+            self._moves.answer_nbest(game, self._engines.for_move, rest, line.arrived,
                                      self._threads.stop_requested)
 
     def _reply_move(self, game: GameState, line: Line) -> None:
-        self._moves.answer(game, self._engine_for_move, line.arrived,
+        self._moves.answer(game, self._engines.for_move, line.arrived,
                            self._threads.stop_requested)
 
 

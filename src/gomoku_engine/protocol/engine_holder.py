@@ -1,0 +1,105 @@
+"""The protocol loop's engine: built once the core kernels are loaded, never inside a move.
+
+Building an :class:`gomoku_engine.engine.Engine` allocates its transposition table and
+pattern tables: 100-300 ms (a 64 MiB table, then resized to what ``INFO max_memory`` asks).
+When the kernels are loaded before ``START`` answers, ``START`` builds it.  When they load
+later (a busy machine, a cold cache), the kernel loader's thread builds it as soon as they
+are in, for the game's size, while the moves meanwhile are kernel-free; a move never pays
+for it unless it arrives during the build, and then it waits only as long as its time
+allows.  One lock guards the engine between the loader's thread and the command thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from ..engine import Engine
+from ..kernels import CORE
+from .game_state import GameState
+from .kernel_loader import KernelLoader
+from .settings import Settings
+
+
+class EngineHolder:
+    """The engine of the current game, if built, and the kernel loader it waits for.
+
+    :param factory: builds an :class:`Engine` for ``(width, height)``.
+    :param settings: the ``INFO`` settings applied to every engine built.
+    :param warm_up: load the kernels in the background (False: each loads on first use).
+    """
+
+    def __init__(self, factory: Callable[[int, int], Engine], settings: Settings,
+                 warm_up: bool = True) -> None:
+        self._factory = factory
+        self._settings = settings
+        self._lock = threading.Lock()
+        self._size: tuple[int, int] | None = None  # the current game's, once START came
+        #: the engine, once built (read without the lock only to stop a search)
+        self.engine: Engine | None = None
+        self.loader = KernelLoader(enabled=warm_up, on_loaded=self._loaded)
+        self.loader.request(settings.kernel_groups())
+
+    def new_game(self, size: tuple[int, int]) -> None:
+        """A game of ``size`` starts: a built engine of that size is cleared for it."""
+        with self._lock:
+            self._size = size
+            if self.engine is not None and self._size_of(self.engine) == size:
+                self.engine.new_game()
+
+    def for_game(self, game: GameState, until: float | None = None) -> Engine | None:
+        """The engine with its board set to ``game``, or None if the core kernels are not
+        loaded, or the engine not built, by ``until`` (perf_counter; None: no limit)."""
+        left = None if until is None else max(0.0, until - time.perf_counter())
+        if not self.loader.wait((CORE,), left):
+            return None
+        left = -1 if until is None else max(0.0, until - time.perf_counter())
+        if not self._lock.acquire(timeout=left):
+            return None  # the loader's thread is building it: the move cannot wait
+        try:
+            engine = self._built(game.size)
+            game.sync(engine.board)
+            return engine
+        finally:
+            self._lock.release()
+
+    def for_move(self, game: GameState, core_until: float,
+                 optional_until: float) -> tuple[Engine | None, bool]:
+        """The engine for a timed move (:data:`.move_reply.EngineForMove`), the core waited
+        for until ``core_until``, the optional kernels until ``optional_until``."""
+        engine = self.for_game(game, core_until)
+        if engine is None:
+            return None, False
+        left = max(0.0, optional_until - time.perf_counter())
+        return engine, self.loader.wait(self._settings.kernel_groups(), left)
+
+    def apply_settings(self) -> None:
+        """Give the built engine the current ``INFO`` settings."""
+        with self._lock:
+            if self.engine is not None:
+                self._settings.apply_to(self.engine)
+
+    def _built(self, size: tuple[int, int]) -> Engine:
+        """The engine for a board of ``size``, built if there is none of that size (the
+        caller holds the lock)."""
+        if self.engine is None or self._size_of(self.engine) != size:
+            engine = self._factory(*size)
+            self._settings.apply_to(engine)
+            self.engine = engine
+        return self.engine
+
+    def _loaded(self, group: str) -> None:
+        """In the loader's thread, after each group: with the core in, build the engine of
+        the current game now rather than in its next move."""
+        if group == CORE and self._size is not None:
+            with self._lock:
+                if self._size is not None:
+                    self._built(self._size)
+
+    @staticmethod
+    def _size_of(engine: Engine) -> tuple[int, int]:
+        return engine.board.width, engine.board.height
+
+
+__all__ = ["EngineHolder"]
