@@ -47,7 +47,8 @@ CANONICAL_INFO = {
     "max_depth": "0", "max_node": "0", "show_detail": "0", "strength": "100", "seed": "0",
     "thread_num": "1", "threats": "1", "algorithm": "alphabeta", "evaluation": "learned",
     "opening": "none"}
-#: ``INFO`` keys of other managers and engines (ignored), and made-up ones
+#: ``INFO`` keys of other managers and engines (ignored), made-up ones, and a known key in
+#: capitals (the engine reads keys in any case; the fuzz restores it as the known key)
 OTHER_INFO_KEYS = ("game_type", "folder", "evaluate", "usedatabase", "pondering", "caution",
                    "", "TIMEOUT_TURN", "x" * 300)
 #: a line's end: LF mostly, CRLF and bare CR as Windows and old Mac managers send them
@@ -228,7 +229,8 @@ class HostileLines:
         value = rng.choice(BAD_NUMBERS + ("abc", "ga", "lin", "handset", "1", "5", "2", "4",
                                           "2147483647", "-2147483648", "0",
                                           _junk(rng, rng.randint(0, 40))))
-        keys = frozenset({key}) if key in CANONICAL_INFO else frozenset()
+        # the engine reads INFO keys in any case: TIMEOUT_TURN sets the turn time too
+        keys = frozenset({key.lower()}) if key.lower() in CANONICAL_INFO else frozenset()
         return self._item([f"{_case('INFO', rng)} {key} {value}"], keys)
 
     def bad_block(self, board: Board | None) -> Item:
