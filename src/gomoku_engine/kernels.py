@@ -111,6 +111,8 @@ def is_compiled(group: str) -> bool:
 
 
 def _stamp(group: str) -> None:
+    if is_compiled(group):
+        return  # a load from the cache (every engine start): nothing new to record
     try:
         _stamp_path(group).write_text(_stamp_text())
         # the lock of the compiling child (protocol.kernel_loader), whose engine process

@@ -25,6 +25,28 @@ from .position import new_position, reset_position, unmake_move
 _SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
 
 
+def check_on_board(x: int, y: int, width: int, height: int) -> None:
+    """:raises IllegalMoveError: if ``(x, y)`` is off a ``width`` x ``height`` board."""
+    if not (0 <= x < width and 0 <= y < height):
+        raise IllegalMoveError(f"{x},{y} is outside the {width}x{height} board")
+
+
+def check_stones(stones: Iterable[tuple[int, int, int]], width: int, height: int) -> None:
+    """The checks of a whole position that need no kernel (:meth:`Board.set_stones`, and
+    the protocol's game kept while the kernels load).
+
+    :raises IllegalMoveError: for an off-board, duplicate or wrongly coloured stone.
+    """
+    seen: set[Point] = set()
+    for x, y, colour in stones:
+        check_on_board(x, y, width, height)
+        if (x, y) in seen:
+            raise IllegalMoveError(f"{x},{y} is given twice")
+        if colour not in (BLACK, WHITE):
+            raise IllegalMoveError(f"colour must be 1 or 2, not {colour}")
+        seen.add((x, y))
+
+
 class Board:
     """A game position of ``width`` x ``height`` points under ``rule``.
 
@@ -122,8 +144,7 @@ class Board:
 
         :raises IllegalMoveError: if the point is off the board or occupied.
         """
-        if not self.geometry.on_board(x, y):
-            raise IllegalMoveError(f"{x},{y} is outside the {self.width}x{self.height} board")
+        check_on_board(x, y, self.width, self.height)
         if self.at(x, y) != EMPTY:
             raise IllegalMoveError(f"{x},{y} is occupied")
         if colour is not None:
@@ -175,24 +196,13 @@ class Board:
             a position with a five.
         """
         stones = list(stones)
-        seen: set[Point] = set()
-        for x, y, colour in stones:
-            if not self.geometry.on_board(x, y):
-                raise IllegalMoveError(f"{x},{y} is outside the {self.width}x{self.height} board")
-            if (x, y) in seen:
-                raise IllegalMoveError(f"{x},{y} is given twice")
-            if colour not in (BLACK, WHITE):
-                raise IllegalMoveError(f"colour must be 1 or 2, not {colour}")
-            seen.add((x, y))
+        check_stones(stones, self.width, self.height)
         previous, previous_to_move = self.stones(), self.to_move
         self.clear()
         for x, y, colour in stones:
             self.play(x, y, colour)
             if self.winner:
-                self.clear()
-                for px, py, pcolour in previous:
-                    self.play(px, py, pcolour)
-                self.position.state[TO_MOVE] = previous_to_move
+                self.load(previous, previous_to_move)
                 raise IllegalMoveError(f"the position already has a five ({x},{y})")
         self.position.state[TO_MOVE] = to_move
 

@@ -1,7 +1,8 @@
 """The protocol loop's engine: built once the core kernels are loaded, never inside a move.
 
 Building an :class:`gomoku_engine.engine.Engine` allocates its transposition table and
-pattern tables: 100-300 ms (a 64 MiB table, then resized to what ``INFO max_memory`` asks).
+pattern tables: 100-150 ms with a 64 MiB table, and 180-290 ms more to resize it to what
+``INFO max_memory 367001600`` asks (120 MiB), measured on a warm, idle 2-core machine.
 When the kernels are loaded before ``START`` answers, ``START`` builds it.  When they load
 later (a busy machine, a cold cache), the kernel loader's thread builds it as soon as they
 are in, for the game's size, while the moves meanwhile are kernel-free; a move never pays

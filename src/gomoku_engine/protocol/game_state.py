@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from ..core.constants import BLACK, WHITE, Rule
 from ..core.errors import IllegalMoveError
 from ..core.notation import Point
-from ..game.board import Board
+from ..game.board import Board, check_on_board, check_stones
 from ..search.kernel_free import makes_five, patterns_at
 
 #: A stone: ``(x, y, colour)``.
@@ -48,16 +48,12 @@ class GameState:
     def is_full(self) -> bool:
         return self.ply >= self.width * self.height
 
-    def _check_on_board(self, x: int, y: int) -> None:
-        if not (0 <= x < self.width and 0 <= y < self.height):
-            raise IllegalMoveError(f"{x},{y} is outside the {self.width}x{self.height} board")
-
     def place(self, x: int, y: int, colour: int) -> None:
         """Place a stone of ``colour`` on ``(x, y)``; the other colour is then to move.
 
         :raises IllegalMoveError: if the point is off the board or occupied.
         """
-        self._check_on_board(x, y)
+        check_on_board(x, y, self.width, self.height)
         if (x, y) in self._at:
             raise IllegalMoveError(f"{x},{y} is occupied")
         self.stones.append((x, y, colour))
@@ -83,13 +79,9 @@ class GameState:
             position that already has a five under ``rule``.
         """
         stones = list(stones)
+        check_stones(stones, self.width, self.height)
         at: dict[Point, int] = {}
         for x, y, colour in stones:
-            self._check_on_board(x, y)
-            if (x, y) in at:
-                raise IllegalMoveError(f"{x},{y} is given twice")
-            if colour not in (BLACK, WHITE):
-                raise IllegalMoveError(f"colour must be 1 or 2, not {colour}")
             if makes_five(patterns_at(at, self.width, self.height, rule, x, y, colour)):
                 raise IllegalMoveError(f"the position already has a five ({x},{y})")
             at[(x, y)] = colour

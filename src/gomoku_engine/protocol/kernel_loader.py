@@ -77,8 +77,6 @@ class KernelLoader:
         self.enabled = enabled
         self.compile_apart = compile_apart
         self._on_loaded = on_loaded
-        #: seconds each cold group's compiling child took
-        self.compile_seconds: dict[str, float] = {}
         self._done = {group: threading.Event() for group in KERNEL_GROUPS}
         self._asked: set[str] = set()
         self._lock = threading.Lock()
@@ -134,7 +132,6 @@ class KernelLoader:
                     lock.unlink(missing_ok=True)  # its child died: compile again
             except OSError:
                 break  # no cache to share (a read-only install): the load compiles here
-        self.compile_seconds[group] = time.perf_counter() - started
 
     @staticmethod
     def _run_child(group: str, owner: TextIO) -> None:

@@ -126,7 +126,8 @@ class MoveReply:
         try:
             result = engine.search(limits, report)
         finally:
-            engine.set_algorithm(settings.algorithm)
+            if core_only:
+                engine.set_algorithm(settings.algorithm)
         if report is not None:
             report.without_search(result)
         apply_blunder(result, settings.level, self.rng, board.moves(),

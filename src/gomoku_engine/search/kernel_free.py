@@ -121,10 +121,12 @@ def kernel_free_move(width: int, height: int, rule: Rule,
         first = _first_stone(width, height, opening_rule, excluded)
         if first is not None:
             return first
-    everywhere = [(x, y) for y in range(height) for x in range(width) if (x, y) not in board]
-    best = (_best_point(board, width, height, rule, to_move, excluded,
-                        candidates(board, width, height))
-            or _best_point(board, width, height, rule, to_move, excluded, everywhere))
+    best = _best_point(board, width, height, rule, to_move, excluded,
+                       candidates(board, width, height))
+    if best is None:  # no stone near (or, renju, every near point may be a foul)
+        everywhere = [(x, y) for y in range(height) for x in range(width)
+                      if (x, y) not in board]
+        best = _best_point(board, width, height, rule, to_move, excluded, everywhere)
     if best is None:
         raise ValueError("no legal point left for the side to move")
     return best
