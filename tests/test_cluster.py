@@ -203,13 +203,45 @@ def test_selfplay_on_the_cluster_writes_the_same_arrays(client, tmp_path):
     assert sorted(ours.files) == sorted(theirs.files)
     for name in ours.files:
         assert np.array_equal(ours[name], theirs[name]), name
-    refused = CliRunner().invoke(main, ["selfplay", "--engine", "x", "--cluster", "local:2",
-                                        "--out", str(tmp_path / "x.npz")])
-    assert refused.exit_code != 0 and "no --workers or --cluster" in refused.output
+
+
+def test_another_engines_games_and_labels_on_the_cluster(client, tmp_path, monkeypatch):
+    """``selfplay --engine ... --cluster`` and ``label ... --cluster``: batches of games,
+    each by a fresh engine process on a worker, give the same files as here (this engine
+    over the protocol, depth 2, as the other engine)."""
+    import numpy as np
+
+    from gomoku_engine.training import labelling, selfplay
+
+    monkeypatch.setattr(selfplay, "BATCH_GAMES", 2)  # read on this side, when cutting
+    monkeypatch.setattr(labelling, "BATCH_GAMES", 2)
+    command = " ".join(ENGINE)
+    files = {}
+    for where in ("here", "there"):
+        cluster = ["--cluster", client.scheduler.address] if where == "there" else []
+        games, labels = tmp_path / f"games-{where}.npz", tmp_path / f"labels-{where}.npz"
+        played = CliRunner().invoke(main, ["selfplay", "--engine", command, "--depth", "2",
+                                           "--games", "5", "--size", "9", "--seed", "8",
+                                           "--out", str(games), *cluster])
+        assert played.exit_code == 0, played.output
+        scored = CliRunner().invoke(main, ["label", str(games), "--engine", command,
+                                           "--depth", "2", "--out", str(labels), *cluster])
+        assert scored.exit_code == 0, scored.output
+        files[where] = (np.load(games), np.load(labels))
+    for ours, theirs in zip(files["here"], files["there"]):
+        assert sorted(ours.files) == sorted(theirs.files)
+        for name in ours.files:
+            assert np.array_equal(ours[name], theirs[name]), name
+    missing = CliRunner().invoke(main, ["label", str(tmp_path / "games-here.npz"),
+                                        "--engine", "no-such-engine", "--out",
+                                        str(tmp_path / "x.npz"), "--cluster",
+                                        client.scheduler.address])
+    assert missing.exit_code != 0 and "'engine' cannot run" in missing.output
 
 def test_a_worker_killed_mid_game_has_its_pair_replayed(client, tmp_path):
     """A worker process killed (SIGKILL) in the middle of a game: Dask resubmits its job
-    to the other worker, every game is counted once, and the dead worker's engines end."""
+    to the other worker, every game is counted once, and the dead worker's engines are
+    killed with it (they would sleep on after the end of their input)."""
     import signal
     import threading
     import time
@@ -217,7 +249,8 @@ def test_a_worker_killed_mid_game_has_its_pair_replayed(client, tmp_path):
     import psutil
 
     marker = str(tmp_path / "slow.log")  # in every engine's command line
-    engines = [EngineSpec("slow", tuple(random_brain("--delay-ms", "60", "--log", marker))),
+    engines = [EngineSpec("slow", tuple(random_brain("--delay-ms", "60", "--log", marker,
+                                                    "--ignore-eof"))),
                EngineSpec("greedy", tuple(GREEDY))]
     done: dict = {}
     match = threading.Thread(target=lambda: done.update(run_round_robin(

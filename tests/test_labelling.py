@@ -165,3 +165,21 @@ def test_an_illegal_answer_is_refused(tmp_path):
     with pytest.raises(RuntimeError, match="not a legal move"):
         selfplay.generate_external([sys.executable, str(script)], Rule.FREESTYLE, 2, seed=1,
                                    depth=2, size=9)
+
+
+def test_labels_do_not_depend_on_where_the_batches_ran(tmp_path, monkeypatch):
+    """Batches of 3 games, each scored by a fresh engine: one after the other here, or on
+    two threads (``label --workers 2``), the same labels."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    games = tmp_path / "games.npz"
+    selfplay.save(games, selfplay.generate(Rule.FREESTYLE, 7, seed=2, nodes=300, size=9),
+                  9, Rule.FREESTYLE, 300, 2)
+    records = selfplay.load([games])
+    monkeypatch.setattr(labelling, "BATCH_GAMES", 3)
+    here = labelling.label_games(records, ENGINE_COMMAND, 2)
+    with ThreadPoolExecutor(2) as threads:
+        there = labelling.label_games(records, ENGINE_COMMAND, 2, executor=threads, window=2)
+    assert len(here.game) > 20 and set(here.game) == set(range(7))
+    for name in ("game", "ply", "score", "mate"):
+        assert np.array_equal(getattr(here, name), getattr(there, name)), name

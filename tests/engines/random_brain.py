@@ -10,7 +10,9 @@ Plays a random empty point next to the stones (the centre on an empty board).  O
   free (scripted games);
 * ``--start-reply TEXT``: answer START with TEXT instead of OK;
 * ``--on-move crash|hang|say:TEXT``: instead of a move, exit with status 3, sleep for a
-  minute, or print TEXT (broken engines).
+  minute, or print TEXT (broken engines);
+* ``--ignore-eof``: at the end of its input, sleep on instead of exiting (an engine whose
+  manager died, still thinking).
 """
 
 import argparse
@@ -27,6 +29,7 @@ def main() -> None:
     parser.add_argument("--moves", default="")
     parser.add_argument("--start-reply", default="OK")
     parser.add_argument("--on-move", default=None)
+    parser.add_argument("--ignore-eof", action="store_true")
     args = parser.parse_args()
     script = [tuple(int(v) for v in p.split(",")) for p in args.moves.split()]
     rng = random.Random(args.seed)
@@ -95,6 +98,8 @@ def main() -> None:
             return
         elif cmd != "INFO":
             reply(f"UNKNOWN {cmd}")
+    while args.ignore_eof:
+        time.sleep(1)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ..protocol.client import engines_die_with_their_thread
 from .match import EngineSpec, MatchResult, OnGame, ScheduledGame, _tally
 from .referee import GameRecord
 from .stats import Sprt
@@ -118,9 +119,11 @@ def cluster_summary(spec: str, reports: dict[str, dict]) -> dict:
 def play_pair(play: Callable[[ScheduledGame], GameRecord],
               games: Sequence[ScheduledGame]) -> PairOutcome:
     """A job, on a worker: ``games`` one after the other; their records and this worker's
-    address."""
+    address.  The engines die with the worker if it is killed
+    (:func:`gomoku_engine.protocol.client.engines_die_with_their_thread`)."""
     from distributed import get_worker
 
+    engines_die_with_their_thread()  # each game is played in this thread
     return get_worker().address, [(game, play(game)) for game in games]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from concurrent.futures import Executor
-from contextlib import ExitStack, contextmanager
+from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager, nullcontext
 
 import click
 
@@ -20,7 +20,8 @@ from .group import RULE_CHOICE, RULES, main
               help="Node budget of each engine move.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes playing games side by side (the games do not depend on it).")
+              help="Processes playing games side by side (with --engine: that engine's); "
+                   "the games do not depend on it.")
 @click.option("--engine", "command", default=None,
               help="Command line of another Gomocup engine (e.g. a rapfi build's pbrain-rapfi) "
                    "to play both sides from the same openings instead of this one.")
@@ -33,26 +34,27 @@ from .group import RULE_CHOICE, RULES, main
                    "('local:N' or tcp://host:8786); the same games as here.")
 def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: int,
              command: str | None, depth: int, out: str, cluster: str | None) -> None:
-    """Play seeded self-play games from random openings and save them for `tune`."""
+    """Play seeded self-play games from random openings and save them for `tune`.
+
+    With --engine, each batch of games is played by a fresh process of that engine
+    (threads run the batches side by side with --workers)."""
     import shlex
-    from contextlib import nullcontext
 
     from tqdm import tqdm
 
     from ..training.selfplay import generate, generate_external, save
 
     argv = None if command is None else shlex.split(command)
-    if argv is not None and (workers > 1 or cluster):
-        raise click.UsageError("--engine plays its games in one process: no --workers or "
-                               "--cluster")
-    with _cluster_executor(cluster) if cluster else nullcontext() as executor, \
+    with _batch_executor(cluster, workers if argv else 1, argv) as (executor, window), \
             tqdm(total=games, unit="game", disable=None) as bar:
         if argv is None:
             records = generate(RULES[rule], games, seed, nodes, size, workers,
-                               progress=lambda _: bar.update(), executor=executor)
+                               progress=lambda _: bar.update(), executor=executor,
+                               window=window)
         else:
             records = generate_external(argv, RULES[rule], games, seed, depth, size,
-                                        progress=lambda _: bar.update())
+                                        progress=lambda _: bar.update(),
+                                        executor=executor, window=window)
     save(out, records, size, RULES[rule], 0 if argv else nodes, seed, argv, depth)
     wins = [sum(r.result == c for r in records) for c in (1, 2, 0)]
     click.echo(f"{games} games, {sum(len(r.moves) for r in records)} moves: black {wins[0]}, "
@@ -60,20 +62,28 @@ def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: i
 
 
 @contextmanager
-def _cluster_executor(spec: str) -> Iterator[Executor]:
-    """A ``concurrent.futures`` executor of the Dask cluster ``spec``, once every worker
-    runs the same package (:func:`gomoku_engine.arena.cluster.preflight`)."""
+def _batch_executor(cluster: str | None, threads: int, command: list[str] | None
+                    ) -> Iterator[tuple[Executor | None, int]]:
+    """Where the batches of ``selfplay`` and ``label`` run, and how many are submitted at a
+    time: a Dask cluster's executor (``cluster``, a SPEC) once every worker runs the same
+    engine (``command``, or this package: :func:`gomoku_engine.arena.cluster.preflight`),
+    twice its worker threads; else ``threads`` threads (None, 1: here, in order)."""
     from ..arena.cluster import ClusterError, connect, preflight
     from ..arena.match import EngineSpec
 
-    this = EngineSpec("gomoku-engine", (sys.executable, "-m", "gomoku_engine"))
+    if cluster is None:
+        with ThreadPoolExecutor(threads) if threads > 1 else nullcontext() as executor:
+            yield executor, threads
+        return
+    engine = (EngineSpec("gomoku-engine", (sys.executable, "-m", "gomoku_engine"))
+              if command is None else EngineSpec("engine", tuple(command)))
     with ExitStack() as stack:
         try:
-            client = stack.enter_context(connect(spec))
-            preflight(client, [this], bench_depth=None)
+            client = stack.enter_context(connect(cluster))
+            preflight(client, [engine], bench_depth=None)
         except (ValueError, ClusterError) as exc:
             raise click.ClickException(str(exc)) from exc
-        yield client.get_executor(pure=False)
+        yield client.get_executor(pure=False), 2 * sum(client.nthreads().values())
 
 
 @main.command()
@@ -86,9 +96,17 @@ def _cluster_executor(spec: str) -> Iterator[Executor]:
               help="Depth limit of its search (INFO max_depth).")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
               help="The .npz file of scores to write.")
-def label(games: tuple[str, ...], command: str, depth: int, out: str) -> None:
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Engine processes scoring batches of games side by side.")
+@click.option("--cluster", default=None, metavar="SPEC",
+              help="Score batches of games on a Dask cluster, as match --cluster "
+                   "('local:N' or tcp://host:8786); the engine must be the same file on "
+                   "every worker.")
+def label(games: tuple[str, ...], command: str, depth: int, out: str, workers: int,
+          cluster: str | None) -> None:
     """Score the quiet positions of `selfplay` GAMES files with another engine, for
-    `tune --labels`."""
+    `tune --labels`.  Each batch of games is scored by a fresh engine process, so the
+    scores do not depend on --workers or --cluster."""
     import shlex
 
     from tqdm import tqdm
@@ -98,9 +116,11 @@ def label(games: tuple[str, ...], command: str, depth: int, out: str) -> None:
 
     records = load(list(games))
     argv = shlex.split(command)
-    with tqdm(total=len(records["length"]), unit="game", disable=None) as bar:
+    with _batch_executor(cluster, workers, argv) as (executor, window), \
+            tqdm(total=len(records["length"]), unit="game", disable=None) as bar:
         labels = label_games(records, argv, depth,
-                             progress=lambda n: (bar.update(), bar.set_postfix(positions=n)))
+                             progress=lambda n: (bar.update(), bar.set_postfix(positions=n)),
+                             executor=executor, window=window)
     save_labels(out, labels, depth, argv)
     click.echo(f"{len(labels.game)} positions of {len(records['length'])} games scored, "
                f"{int((labels.mate != 0).sum())} of them forced wins -> {out}")

@@ -5,15 +5,25 @@ The manager's side of ``../shared/protocol.md`` section 2, used by the referee o
 tests.  It owns the game handshake (:func:`start_lines`: ``START`` and the ``INFO``
 settings; :meth:`EngineProcess.confirm_start` reads the ``OK``).  Every read has a timeout,
 and :meth:`EngineProcess.close` sends END and kills the process if it does not exit.
+
+A process that may be killed without warning (a cluster's worker: ``match --cluster``)
+calls :func:`engines_die_with_their_thread`, so that the engines it started are killed
+with it instead of thinking on as orphans (Linux; elsewhere they end at the end of their
+input, as a pbrain engine does when its manager exits).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import os
 import queue
+import signal
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core.notation import Point, parse_pair
 
@@ -21,6 +31,36 @@ from ..core.notation import Point, parse_pair
 #: ``INFO max_memory`` the referee sends: 350 MiB, the Gomocup's memory limit
 #: (``../shared/protocol.md`` section 4.1)
 MAX_MEMORY_BYTES = 367_001_600
+
+
+#: ``prctl(2)`` option: the signal a process gets when the thread that started it ends
+_PR_SET_PDEATHSIG = 1
+#: run in each engine child before exec (None: engines outlive this process)
+_before_exec: Callable[[], None] | None = None
+
+
+def engines_die_with_their_thread() -> bool:
+    """From now on, every engine this process starts is killed (SIGKILL) by the kernel
+    when the thread that started it ends, the whole process killed included
+    (``prctl(PR_SET_PDEATHSIG)``, Linux only).  An engine must then be used by the thread
+    that started it, as the referee does (a game is played in one thread).
+
+    :returns: False (nothing changes) where the system has no such call.
+    """
+    global _before_exec
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    prctl = libc.prctl  # looked up here, so that the child only calls it
+    parent = os.getpid()
+
+    def die_with_parent() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the call: nobody would kill us
+            os._exit(1)
+
+    _before_exec = die_with_parent
+    return True
 
 
 class EngineTimeout(TimeoutError):
@@ -70,7 +110,7 @@ class EngineProcess:
         self.command = list(command)
         self.process = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, bufsize=0)
+            stderr=subprocess.STDOUT, bufsize=0, preexec_fn=_before_exec)
         self._lines: queue.Queue[str | None] = queue.Queue()
         self.transcript: list[str] = []  #: every line sent (``> ``) and received (``< ``)
         threading.Thread(target=self._pump, daemon=True).start()

@@ -3,9 +3,10 @@
 Game results are a noisy target: a self-play game between two weak players is decided
 by the mistakes made after the position, not only by the position.  A strong engine's
 search score of the same position is a sharper one.  ``gomoku-engine label`` replays the
-games of a :mod:`gomoku_engine.training.selfplay` file, sends every quiet position (the positions
-:mod:`gomoku_engine.training.tuning` trains on) to a Gomocup engine with a depth limit, and keeps
-the score of its last completed iteration; ``gomoku-engine tune --labels`` then fits the
+games of a :mod:`gomoku_engine.training.selfplay` file, sends every quiet position (the
+positions :mod:`gomoku_engine.training.tuning` trains on) to a Gomocup engine with a depth
+limit, and keeps the score of its last completed iteration (in batches of games, each
+scored by a fresh engine process, side by side with ``--workers`` or ``--cluster``); ``gomoku-engine tune --labels`` then fits the
 point values to ``sigmoid(score / s)`` instead of (or mixed with) the result.
 
 The engine must print its score in a ``MESSAGE`` line, as rapfi does (``... | Eval -163 |
@@ -30,19 +31,24 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from ..core.constants import Rule
 from ..game.board import Board
 from ..protocol.client import EngineProcess, start_lines
 from ..protocol.messages import parse_search_line
+from .jobs import batches, in_order
 from .positions import is_training_position
 
 #: seconds to wait for one position's answer (a depth-limited search takes milliseconds)
 ANSWER_TIMEOUT = 60.0
+#: games per engine process (each batch starts the engine afresh)
+BATCH_GAMES = 16
 _RAPFI_EVAL = re.compile(r"\bEval ([+-]?M?\d+)")
 
 
@@ -78,38 +84,65 @@ def parse_score(line: str) -> tuple[int, int] | None:
 
 
 def label_games(games: dict, command: Sequence[str], depth: int,
-                progress: Callable[[int], None] | None = None) -> Labels:
+                progress: Callable[[int], None] | None = None,
+                executor: Executor | None = None, window: int = 1) -> Labels:
     """Score every training position of ``games`` (:func:`gomoku_engine.training.selfplay.load`)
     with the engine run by ``command`` searching to ``depth`` plies.
 
+    A fresh engine process scores each batch of :data:`BATCH_GAMES` games, so the scores
+    do not depend on where the batches ran (:mod:`gomoku_engine.training.jobs`).
     Positions the engine answers without a score are left out.
 
     :param progress: called with the number of positions scored after each game.
+    :param executor: run the batches on it (threads, or a cluster's executor), at most
+        ``window`` at a time; None: here, one after the other.
     :raises RuntimeError: if the engine refuses the game;
         :class:`gomoku_engine.protocol.client.EngineTimeout` if it does not answer a position in
         ``ANSWER_TIMEOUT`` seconds.
     """
     size, rule = int(games["size"]), int(games["rule"])
-    engine = open_engine(command, size, rule, depth)
+    jobs = [(tuple(command), size, rule, depth,
+             [(g, [int(c) for c in games["moves"][g, : games["length"][g]]],
+               int(games["opening"][g])) for g in batch])
+            for batch in batches(len(games["length"]), BATCH_GAMES)]
     rows: list[tuple[int, int, int, int]] = []
-    try:
-        board = Board(size, rule=rule)
-        for g in range(len(games["length"])):
-            moves = [int(c) for c in games["moves"][g, : games["length"][g]]]
-            board.clear()
-            for ply, cell in enumerate(moves):
-                if ply >= games["opening"][g] and is_training_position(board):
-                    scored, _ = ask_position(engine, moves[:ply], size)
-                    if scored is not None:
-                        rows.append((g, ply, *scored))
-                board.play(cell % size, cell // size)
-            if progress is not None:
-                progress(len(rows))
-    finally:
-        engine.close()
+    for game_rows in in_order(_label_batch, jobs, executor, window):
+        rows.extend(game_rows)
+        if progress is not None:
+            progress(len(rows))
     table = np.array(rows, np.int64).reshape(-1, 4)
     return Labels(table[:, 0].astype(np.int32), table[:, 1].astype(np.int16),
                   table[:, 2].astype(np.int32), table[:, 3].astype(np.int8))
+
+
+#: a game to score: its index in the file, its moves (flat points) and opening stones
+_Game = tuple[int, list[int], int]
+
+
+def _label_batch(job: tuple[tuple[str, ...], int, int, int, list[_Game]]
+                 ) -> list[list[tuple[int, int, int, int]]]:
+    """Per game of the batch, its rows ``(game, ply, score, mate)``, by one engine process."""
+    command, size, rule, depth, batch = job
+    engine = open_engine(command, size, rule, depth)
+    try:
+        board = Board(size, rule=Rule(rule))
+        return [_label_game(engine, board, g, moves, opening) for g, moves, opening in batch]
+    finally:
+        engine.close()
+
+
+def _label_game(engine: EngineProcess, board: Board, g: int, moves: list[int],
+                opening: int) -> list[tuple[int, int, int, int]]:
+    """The rows of game ``g``: its training positions after the opening, as scored."""
+    rows = []
+    board.clear()
+    for ply, cell in enumerate(moves):
+        if ply >= opening and is_training_position(board):
+            scored, _ = ask_position(engine, moves[:ply], board.width)
+            if scored is not None:
+                rows.append((g, ply, *scored))
+        board.play(cell % board.width, cell // board.width)
+    return rows
 
 
 def open_engine(command: Sequence[str], size: int, rule: int, depth: int) -> EngineProcess:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import multiprocessing
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +40,9 @@ from ..core.constants import Rule
 from ..engine import Engine, Limits
 from ..core.errors import InvalidMoveError
 from ..core.notation import parse_pair
+from ..protocol.client import EngineProcess
 from ..search.alphabeta import MATE_BOUND
+from .jobs import batches, in_order
 
 #: opening stones are drawn from the central OPENING_SPAN x OPENING_SPAN square
 OPENING_SPAN = 7
@@ -85,14 +87,15 @@ def play_selfplay_game(engine: Engine, rng: np.random.Generator, nodes: int) -> 
     return SelfPlayGame(moves, scores, opening, int(board.winner))
 
 
-#: games per job of an executor's (a cluster's) self-play
+#: games per job of an executor's (a cluster's) self-play, and per engine process of
+#: another engine's (:func:`generate_external`)
 BATCH_GAMES = 8
 
 
 def generate(rule: Rule, games: int, seed: int, nodes: int, size: int = 15,
              workers: int = 1,
              progress: Callable[[SelfPlayGame], None] | None = None,
-             executor: Executor | None = None) -> list[SelfPlayGame]:
+             executor: Executor | None = None, window: int = 2) -> list[SelfPlayGame]:
     """Play ``games`` seeded self-play games (see the module docstring).
 
     Game ``i`` draws its opening from ``numpy.random.default_rng([seed, i])`` and the engine
@@ -104,11 +107,14 @@ def generate(rule: Rule, games: int, seed: int, nodes: int, size: int = 15,
     :param progress: called after every game, in game order.
     :param executor: play batches of :data:`BATCH_GAMES` seeded games as its jobs instead
         (a Dask cluster's, ``selfplay --cluster``); ``workers`` is then unused.
+    :param window: with ``executor``, batches submitted at a time
+        (:func:`gomoku_engine.training.jobs.in_order`).
     """
     jobs = [(int(rule), size, nodes, seed, i) for i in range(games)]
     records = []
     if executor is not None:
-        results = _batched(executor, jobs)
+        results = in_order(_play_batch, [jobs[b.start:b.stop] for b in
+                                         batches(games, BATCH_GAMES)], executor, window)
         pool = None
     elif workers <= 1:
         results = map(_play_job, jobs)
@@ -129,51 +135,71 @@ def generate(rule: Rule, games: int, seed: int, nodes: int, size: int = 15,
 
 def generate_external(command: Sequence[str], rule: Rule, games: int, seed: int, depth: int,
                       size: int = 15,
-                      progress: Callable[[SelfPlayGame], None] | None = None) -> list[SelfPlayGame]:
+                      progress: Callable[[SelfPlayGame], None] | None = None,
+                      executor: Executor | None = None, window: int = 1
+                      ) -> list[SelfPlayGame]:
     """Play ``games`` games from the openings :func:`generate` draws for ``seed`` (game ``i``
     from ``numpy.random.default_rng([seed, i])``), every move after the opening chosen by
     the Gomocup engine run by ``command`` searching to ``depth`` plies (``INFO
     max_depth``), one process for both sides.
 
-    An engine deterministic at a depth limit, such as rapfi, replays the same games from
-    a seed (its transposition table carries over from game to game in the one process, so
-    the games depend on their order, which is fixed).  A score the engine reports as a
-    forced win or loss is kept as +-(``MATE_BOUND`` + 1).
+    A fresh engine process plays each batch of :data:`BATCH_GAMES` games, so an engine
+    deterministic at a depth limit, such as rapfi, replays the same games from a seed
+    whether the batches run here one after the other, on threads or on a cluster (its
+    transposition table carries over from game to game only within a batch).  A score
+    the engine reports as a forced win or loss is kept as +-(``MATE_BOUND`` + 1).
 
+    :param executor: run the batches on it (threads, or a cluster's executor), at most
+        ``window`` at a time; None: here, one after the other.
     :raises RuntimeError: if the engine refuses the game or answers with an illegal move;
         :class:`gomoku_engine.protocol.client.EngineTimeout` if it does not answer a move in
         ``labelling.ANSWER_TIMEOUT`` seconds.
     """
-    from .labelling import ask_position, open_engine
-
+    jobs = [(tuple(command), int(rule), size, depth, seed, b.start, b.stop)
+            for b in batches(games, BATCH_GAMES)]
     records = []
-    engine = open_engine(command, size, int(rule), depth)
-    board = Board(size, rule=rule)
+    for record in in_order(_external_batch, jobs, executor, window):
+        records.append(record)
+        if progress is not None:
+            progress(record)
+    return records
+
+
+def _external_batch(job: tuple[tuple[str, ...], int, int, int, int, int, int]
+                    ) -> list[SelfPlayGame]:
+    """Games ``first`` to ``end`` - 1 of :func:`generate_external`, by one engine process."""
+    from .labelling import open_engine
+
+    command, rule, size, depth, seed, first, end = job
+    engine = open_engine(command, size, rule, depth)
     try:
-        for i in range(games):
-            board.clear()
-            opening = random_opening(board, np.random.default_rng([seed, i]))
-            moves = [x + y * size for x, y in board.moves()]
-            scores = [0] * opening
-            while not board.winner and not board.is_full:
-                scored, reply = ask_position(engine, moves, size)
-                try:
-                    x, y = parse_pair(reply)
-                except InvalidMoveError:
-                    x = y = -1
-                if not board.is_legal(x, y):
-                    raise RuntimeError(f"game {i}: the engine answered {reply!r}, not a legal "
-                                       "move")
-                board.play(x, y)
-                moves.append(x + y * size)
-                score, mate = scored if scored is not None else (0, 0)
-                scores.append(mate * (MATE_BOUND + 1) if mate else score)
-            records.append(SelfPlayGame(moves, scores, opening, int(board.winner)))
-            if progress is not None:
-                progress(records[-1])
+        return [_external_game(engine, Board(size, rule=Rule(rule)), seed, i)
+                for i in range(first, end)]
     finally:
         engine.close()
-    return records
+
+
+def _external_game(engine: EngineProcess, board: Board, seed: int, i: int) -> SelfPlayGame:
+    """Game ``i`` of :func:`generate_external`, played on the empty ``board`` by ``engine``."""
+    from .labelling import ask_position
+
+    size = board.width
+    opening = random_opening(board, np.random.default_rng([seed, i]))
+    moves = [x + y * size for x, y in board.moves()]
+    scores = [0] * opening
+    while not board.winner and not board.is_full:
+        scored, reply = ask_position(engine, moves, size)
+        try:
+            x, y = parse_pair(reply)
+        except InvalidMoveError:
+            x = y = -1
+        if not board.is_legal(x, y):
+            raise RuntimeError(f"game {i}: the engine answered {reply!r}, not a legal move")
+        board.play(x, y)
+        moves.append(x + y * size)
+        score, mate = scored if scored is not None else (0, 0)
+        scores.append(mate * (MATE_BOUND + 1) if mate else score)
+    return SelfPlayGame(moves, scores, opening, int(board.winner))
 
 
 _ENGINES: dict[tuple[int, int], Engine] = {}  # one engine per process, rule and size
@@ -185,20 +211,6 @@ def _play_job(job: tuple[int, int, int, int, int]) -> SelfPlayGame:
     if engine is None:
         engine = _ENGINES[(rule, size)] = Engine(size, rule=Rule(rule), hash_mb=16)
     return play_selfplay_game(engine, np.random.default_rng([seed, index]), nodes)
-
-
-def _batched(executor: Executor, jobs: list[tuple[int, int, int, int, int]]
-             ) -> Iterable[SelfPlayGame]:
-    """The games of ``jobs`` played as batches of :data:`BATCH_GAMES` on ``executor``, in
-    game order."""
-    futures = [executor.submit(_play_batch, jobs[start:start + BATCH_GAMES])
-               for start in range(0, len(jobs), BATCH_GAMES)]
-    try:
-        for future in futures:
-            yield from future.result()
-    finally:
-        for future in futures:
-            future.cancel()
 
 
 def _play_batch(jobs: list[tuple[int, int, int, int, int]]) -> list[SelfPlayGame]:
