@@ -382,9 +382,10 @@ def _restore_candidate(pos: Position, cell: int) -> None:
     order is the same as before the move."""
     i = -1 - pos.candidate_index[cell]
     n = pos.state[CANDIDATES]
-    moved = pos.candidates[i]
-    pos.candidates[n] = moved
-    pos.candidate_index[moved] = n
+    if i < n:  # else the point was the last one, and nothing took its index
+        moved = pos.candidates[i]
+        pos.candidates[n] = moved
+        pos.candidate_index[moved] = n
     pos.candidates[i] = cell
     pos.candidate_index[cell] = i
     pos.state[CANDIDATES] = n + 1

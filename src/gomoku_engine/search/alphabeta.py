@@ -332,10 +332,19 @@ def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them
     line key with our stone added.  (``defends`` only sees the points where the opponent
     would make a four now, which misses the ends of a four-three's three.)"""
     ours = 2 - them  # our stone's code in a line key: 1 black, 2 white
-    for point in tab.points:
+    # A point where the opponent makes a four has four of its stones in a five-cell
+    # window through it, one of them next to it, so it is in the candidate set; the
+    # per-class counts say when every such point has been seen.
+    left = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR]
+    candidates = pos.candidates
+    for j in range(pos.state[CANDIDATES]):
+        if left == 0:
+            break
+        point = candidates[j]
         t = pos.threat[them, point]
-        if pos.cells[point] != EMPTY or (t != T_FOUR_THREE and t != T_OPEN_FOUR):
+        if t != T_FOUR_THREE and t != T_OPEN_FOUR:
             continue
+        left -= 1
         for d in range(4):
             before = pos.patterns[them, point, d]
             if before < OPEN_THREE or before > OPEN_FOUR:
