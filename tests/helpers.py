@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gomoku_engine.game import position
 from gomoku_engine.game.board import Board
 from gomoku_engine.core.constants import BLACK, EMPTY, N_THREATS, T_NONE, WHITE, Rule
 from gomoku_engine.engine import Engine
@@ -297,11 +296,6 @@ def check_against_reference(board: Board) -> None:
     for x, y, _ in board.stones():
         near[g.index(x, y) + g.neighbourhood] += 1
     assert (pos.near == near).all()
-    n = pos.state[position.CANDIDATES]
-    in_set = pos.candidates[:n]
-    assert sorted(in_set) == [c for c in g.points if pos.cells[c] == EMPTY and near[c]]
-    assert (pos.candidate_index[in_set] == np.arange(n)).all()
-    assert (pos.candidate_index >= 0).sum() == n
 
 
 # --- fake engines ----------------------------------------------------------------------------

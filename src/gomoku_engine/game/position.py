@@ -7,9 +7,7 @@ tables, Zobrist keys).  :func:`make_move` and :func:`unmake_move` update, for th
 patterns of both colours, the points' threat classes and the per-class counts, and call
 the evaluation's hooks (:mod:`gomoku_engine.eval`) for the points whose patterns changed,
 in the same pass; plus the stone counts of the (at most 20) five-cell windows through the
-move, which tell in O(1) whether the move made five, the 64-bit Zobrist key, and the
-candidate set of the search (the empty points within the 5x5 square of a stone, a list
-with each point's index in it, so that adding and removing a point is O(1)).  The
+move, which tell in O(1) whether the move made five, and the 64-bit Zobrist key.  The
 move history (moves and previous keys) is the per-ply state stack; ``make_move`` also logs
 each point it changes (``Position.undo``) and copies the counts per ply
 (``count_stack``), and ``unmake_move`` restores them from there instead of recomputing.
@@ -82,14 +80,6 @@ class Position(NamedTuple):
     #: both threes are real, which depends on other points: rechecked after every move)
     maybe_foul: npt.NDArray[np.int8]
     near: npt.NDArray[np.int8]  #: int8[n_cells] stones in the 5x5 square around a point
-    #: int32[width*height] the candidate set: the empty points with ``near`` > 0, in no
-    #: particular order, its first ``state[CANDIDATES]`` entries (the search's moves come
-    #: from here instead of a scan of the board; a wider area is a larger
-    #: ``Tables.neighbourhood``, the set follows ``near``)
-    candidates: npt.NDArray[np.int32]
-    #: int32[n_cells] a point's index in ``candidates``; negative where it is not in the
-    #: set (-1, or ``-1 - i`` after it left index ``i``, kept for the take-back)
-    candidate_index: npt.NDArray[np.int32]
     threat_count: npt.NDArray[np.int32]  #: int32[2, N_THREATS] empty points per class
     eval_sum: npt.NDArray[np.int64]
     window_count: npt.NDArray[np.int8]  #: int8[2, n_windows] stones per window and colour
@@ -112,7 +102,6 @@ TO_MOVE = 1
 WINNER = 2
 MAYBE_FOULS = 3  # empty points with maybe_foul set
 UNDO_LEN = 4  # entries in Position.undo
-CANDIDATES = 5  # points in Position.candidates
 
 # Position.undo columns: the point, the direction whose patterns changed (-1: none), the
 # old patterns of both colours there, the old threat classes, the evaluation's columns
@@ -173,12 +162,10 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
         foul=np.zeros(n, np.int8),
         maybe_foul=np.zeros(n, np.int8),
         near=np.zeros(n, np.int8),
-        candidates=np.zeros(npts, np.int32),
-        candidate_index=np.full(n, -1, np.int32),
         threat_count=np.zeros((2, N_THREATS), np.int32),
         eval_sum=eval_sum,
         window_count=np.zeros((2, nw), np.int8),
-        state=np.zeros(6, np.int64),
+        state=np.zeros(5, np.int64),
         key=np.zeros(1, np.uint64),
         moves=np.zeros(npts + 1, np.int32),
         key_stack=np.zeros(npts + 1, np.uint64),
@@ -353,44 +340,6 @@ def _restore_points(pos: Position, start: int) -> None:
     pos.state[UNDO_LEN] = start
 
 
-@njit(inline="always")
-def _add_candidate(pos: Position, cell: int) -> None:
-    """Append an empty point that a stone has just come near to the candidate set."""
-    n = pos.state[CANDIDATES]
-    pos.candidates[n] = cell
-    pos.candidate_index[cell] = n
-    pos.state[CANDIDATES] = n + 1
-
-
-@njit(inline="always")
-def _drop_candidate(pos: Position, cell: int) -> None:
-    """Take a point out of the candidate set: the set's last point takes its index ``i``,
-    and the point keeps ``-1 - i`` so that :func:`_restore_candidate` can put it back."""
-    i = pos.candidate_index[cell]
-    n = pos.state[CANDIDATES] - 1
-    last = pos.candidates[n]
-    pos.candidates[i] = last
-    pos.candidate_index[last] = i
-    pos.candidate_index[cell] = -1 - i
-    pos.state[CANDIDATES] = n
-
-
-@njit(inline="always")
-def _restore_candidate(pos: Position, cell: int) -> None:
-    """Undo the last :func:`_drop_candidate` (of ``cell``, the set as that left it): the
-    point goes back to its old index, the point that took it to the end, so the set's
-    order is the same as before the move."""
-    i = -1 - pos.candidate_index[cell]
-    n = pos.state[CANDIDATES]
-    if i < n:  # else the point was the last one, and nothing took its index
-        moved = pos.candidates[i]
-        pos.candidates[n] = moved
-        pos.candidate_index[moved] = n
-    pos.candidates[i] = cell
-    pos.candidate_index[cell] = i
-    pos.state[CANDIDATES] = n + 1
-
-
 @njit
 def _add_point(pos: Position, tab: Tables, cell: int) -> None:
     """Compute all patterns of an empty point and count it (:func:`reset_position`)."""
@@ -456,8 +405,6 @@ def reset_position(pos: Position, tab: Tables) -> None:
     pos.foul[:] = 0
     pos.maybe_foul[:] = 0
     pos.near[:] = 0
-    pos.candidate_index[:] = -1
-    pos.state[CANDIDATES] = 0  # no stone, so no point is near one
     pos.threat_count[:] = 0
     reset_eval(pos, tab)
     pos.window_count[:] = 0
@@ -489,8 +436,6 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
     pos.undo_start[ply] = pos.state[UNDO_LEN]
     _log_point(pos, cell, -1)
     _remove_point(pos, cell)
-    if pos.near[cell] != 0:
-        _drop_candidate(pos, cell)
     pos.cells[cell] = colour
     won = False
     plain = (tab.params[P_CARO] == 0
@@ -501,10 +446,7 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
         if pos.window_count[side, w] == 5 and (plain or _wins(pos, tab, colour, w)):
             won = True
     for off in tab.neighbourhood:
-        other = cell + off
-        pos.near[other] += 1
-        if pos.near[other] == 1 and pos.cells[other] == EMPTY:
-            _add_candidate(pos, other)
+        pos.near[cell + off] += 1
     for d in range(4):
         step = tab.directions[d]
         for k in range(1, 6):
@@ -543,16 +485,8 @@ def unmake_move(pos: Position, tab: Tables) -> None:
     pos.cells[cell] = EMPTY
     for i in range(tab.cell_window_start[cell], tab.cell_window_start[cell + 1]):
         pos.window_count[side, tab.cell_window_list[i]] -= 1
-    # newest first, so that each point leaves the candidate set from its end and the
-    # set's order comes back exactly
-    hood = tab.neighbourhood
-    for j in range(hood.shape[0] - 1, -1, -1):
-        other = cell + hood[j]
-        pos.near[other] -= 1
-        if pos.near[other] == 0 and pos.cells[other] == EMPTY:
-            _drop_candidate(pos, other)
-    if pos.near[cell] != 0:
-        _restore_candidate(pos, cell)
+    for off in tab.neighbourhood:
+        pos.near[cell + off] -= 1
     for d in range(4):
         step = tab.directions[d]
         for k in range(1, 6):

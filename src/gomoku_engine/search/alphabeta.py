@@ -62,7 +62,7 @@ from ..core.constants import (
 from ..eval import evaluate, move_score
 from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..game.position import (
-    CANDIDATES, P_RENJU, PLY, TO_MOVE, Position, Tables, defends, find_threat, four_points,
+    P_RENJU, PLY, TO_MOVE, Position, Tables, defends, find_threat, four_points,
     make_move, unmake_move,
 )
 from .params import (  # the tunables: why each has its value is said there
@@ -246,9 +246,7 @@ def _pv_extend(ss: SearchState, ply: int, move: int) -> None:
 @njit(inline="always")
 def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
                    breadth: int) -> int:
-    """Fill ``ss.move_buf[ply]`` with the best ``breadth`` candidates, best first (equal
-    scores in board order), taken from the position's candidate set
-    (``Position.candidates``, kept by make/unmake) instead of a scan of the board.
+    """Fill ``ss.move_buf[ply]`` with the best ``breadth`` candidates, best first.
 
     :returns: the number of candidates (0 only on an empty board or a full one).  At the
         root, a filter that would leave no candidate is dropped.
@@ -282,11 +280,10 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     k0 = ss.killers[ply, 0]
     k1 = ss.killers[ply, 1]
     counter = _counter_move(pos, ss, us)
-    candidates = pos.candidates
     n = 0
-    for j in range(pos.state[CANDIDATES]):  # the empty points near a stone
-        cell = candidates[j]
-        if us == 0 and pos.foul[cell] != 0:  # renju: black may not play a foul
+    for cell in tab.points:
+        if (pos.cells[cell] != EMPTY or pos.near[cell] == 0
+                or (us == 0 and pos.foul[cell] != 0)):  # renju: black may not play a foul
             continue
         if (restricted and pos.threat[us, cell] < T_FOUR and not defends(pos, them, cell)
                 and ss.defence_mark[cell] != stamp):
@@ -303,17 +300,15 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
                 score += COUNTER_BONUS
             h = ss.history[us, cell] >> 4
             score += min(max(h, -HISTORY_CAP), HISTORY_CAP)
-        # insertion into the sorted top-``breadth`` prefix; equal scores in board order
-        # (the set's order depends on the moves played before)
+        # insertion into the sorted top-``breadth`` prefix
         if n < breadth:
             i = n
             n += 1
-        elif score > scores[n - 1] or (score == scores[n - 1] and cell < moves[n - 1]):
+        elif score > scores[n - 1]:
             i = n - 1
         else:
             continue
-        while i > 0 and (scores[i - 1] < score
-                         or (scores[i - 1] == score and moves[i - 1] > cell)):
+        while i > 0 and scores[i - 1] < score:
             moves[i] = moves[i - 1]
             scores[i] = scores[i - 1]
             i -= 1
@@ -332,19 +327,10 @@ def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them
     line key with our stone added.  (``defends`` only sees the points where the opponent
     would make a four now, which misses the ends of a four-three's three.)"""
     ours = 2 - them  # our stone's code in a line key: 1 black, 2 white
-    # A point where the opponent makes a four has four of its stones in a five-cell
-    # window through it, one of them next to it, so it is in the candidate set; the
-    # per-class counts say when every such point has been seen.
-    left = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR]
-    candidates = pos.candidates
-    for j in range(pos.state[CANDIDATES]):
-        if left == 0:
-            break
-        point = candidates[j]
+    for point in tab.points:
         t = pos.threat[them, point]
-        if t != T_FOUR_THREE and t != T_OPEN_FOUR:
+        if pos.cells[point] != EMPTY or (t != T_FOUR_THREE and t != T_OPEN_FOUR):
             continue
-        left -= 1
         for d in range(4):
             before = pos.patterns[them, point, d]
             if before < OPEN_THREE or before > OPEN_FOUR:
