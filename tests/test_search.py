@@ -10,6 +10,7 @@ from gomoku_engine.game.board import Board
 from gomoku_engine.core.constants import BLACK, EMPTY, WHITE, Rule
 from gomoku_engine.core.constants import mate_in
 from gomoku_engine.engine import Engine, Limits
+from gomoku_engine.search import alphabeta
 from gomoku_engine.search.alphabeta import NODES, generate_moves
 
 from helpers import engine_after as engine_at
@@ -198,3 +199,9 @@ def test_every_tunable_of_the_search_says_why_and_the_kernels_read_them_from_par
             if hasattr(module, name):
                 assert getattr(module, name) is getattr(params, name), (module, name)
     assert params.ROOT_VCF_DEPTH == (threats.MAX_LINE - 2) // 2  # as many fours as a line holds
+
+
+def test_negamax_is_compiled_without_reference_counting():
+    """numba's reference counting of negamax's 63 array arguments cost a quarter of the
+    search's CPU time (docs/strength.md, "Search speed"); the flag must stay off."""
+    assert alphabeta.negamax.targetoptions.get("_nrt") is False

@@ -12,6 +12,13 @@ name (its reference counting among them) show as bare addresses.
     perf record -o kernels.data python tools/profile_kernels.py --depth 16
     perf report -i kernels.data --no-children --sort dso,sym | grep JIT
 
+With ``--code-dir DIR`` the machine code of ``negamax`` and ``_collect_moves`` is also
+written there (``<name>-<address>.bin``), so that the samples can be placed on single
+instructions inside a kernel (into which numba and LLVM inline most callees)::
+
+    perf script -i kernels.data -F ip,sym | grep negamax
+    objdump -D -b binary -mi386:x86-64 --adjust-vma=0x<address> DIR/negamax-<address>.bin
+
 Compilation takes most of the run's samples; the ``[JIT]`` rows are the search.  Kernels
 that are inlined into their callers (``evaluate``, the TT probe, ``_collect_moves``) are
 charged to the caller.  CPU time per node is printed from the process's own clock, so
@@ -20,6 +27,7 @@ another job on the machine changes it less than wall time.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import sys
@@ -34,12 +42,12 @@ from numba.core.registry import CPUDispatcher  # noqa: E402
 from gomoku_engine.bench import POSITIONS, run_bench  # noqa: E402
 from gomoku_engine.core import patterns, rules  # noqa: E402
 from gomoku_engine.core.constants import Rule  # noqa: E402
-from gomoku_engine.eval import classical  # noqa: E402
+from gomoku_engine.eval import classical, evaluator  # noqa: E402
 from gomoku_engine.game import position  # noqa: E402
 from gomoku_engine.search import alphabeta, smp, threats  # noqa: E402
 
 #: the modules whose kernels are named in the map
-KERNEL_MODULES = (patterns, rules, classical, position, alphabeta, smp, threats)
+KERNEL_MODULES = (patterns, rules, classical, evaluator, position, alphabeta, smp, threats)
 #: a length-prefixed name in numba's mangled symbols (Itanium ABI):
 #: ``...13gomoku_engine6search9alphabeta7negamaxB...``
 _SEGMENT = re.compile(r"(\d+)")
@@ -94,15 +102,36 @@ def _write_perf_map(symbols: list[tuple[int, str]]) -> str:
     return path
 
 
+#: kernels whose code ``--code-dir`` writes (the search's own time is in these two)
+DUMPED = ("negamax", "_collect_moves")
+
+
+def _write_code(symbols: list[tuple[int, str]], folder: str) -> None:
+    """Each compiled copy of the :data:`DUMPED` kernels, from its address to the next
+    known function's (a symbol without a next one, or implausibly large, is skipped:
+    reading past the end of its mapping would crash the process)."""
+    os.makedirs(folder, exist_ok=True)
+    for (address, name), (following, _) in zip(symbols, symbols[1:]):
+        size = following - address
+        if name in DUMPED and 0 < size < 1 << 20:
+            with open(os.path.join(folder, f"{name}-{address:x}.bin"), "wb") as out:
+                out.write(ctypes.string_at(address, size))
+
+
 @click.command()
 @click.option("--depth", type=int, default=16, show_default=True,
               help="Search depth of every 15x15 freestyle bench position.")
 @click.option("--repeat", type=int, default=10, show_default=True,
               help="Searches of the positions (more samples of the search, fewer of the compiler).")
-def main(depth: int, repeat: int) -> None:
+@click.option("--code-dir", type=click.Path(file_okay=False), default=None,
+              help="Also write the machine code of negamax and _collect_moves here.")
+def main(depth: int, repeat: int, code_dir: str | None) -> None:
     """Compile, write the perf map, then search the positions."""
     _search_all(4)  # compiles every kernel the search uses
-    path = _write_perf_map(_jit_symbols())
+    symbols = _jit_symbols()
+    path = _write_perf_map(symbols)
+    if code_dir:
+        _write_code(symbols, code_dir)
     start = time.process_time()
     nodes = sum(_search_all(depth) for _ in range(repeat))
     seconds = time.process_time() - start

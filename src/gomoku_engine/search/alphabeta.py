@@ -427,7 +427,16 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
     e.age = generation
 
 
-@njit
+# Compiled without numba's reference counting (its ``_nrt`` compile flag): numba
+# increments every array argument on entry and decrements it on each return, and its
+# pruning pass drops those pairs only in a kernel that calls no other kernel (a call to any
+# jitted function, this kernel's own recursion included, keeps them all).  With the 63
+# arrays of Position, Tables, SearchState and ThreatState that was 126 calls to
+# NRT_incref/NRT_decref a node; without them the same tree takes 0.75 of the CPU time
+# (docs/strength.md, "Search speed").  Safe because the kernel allocates nothing (numba
+# refuses to compile an allocation without it) and its arrays outlive every call: the
+# Python caller holds them (``_negamax_root``).
+@njit(_nrt=False)
 def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
             alpha: int, beta: int, ply: int, cut_node: int) -> int:
     """Fail-soft alpha-beta value of the position for the side to move.
