@@ -1,13 +1,19 @@
-"""Deepest completed iteration within a move's time, for any Gomocup engine, side by side.
+"""Deepest completed iteration and nodes within a move's time, for any Gomocup engine,
+side by side.
 
-Each middle game of ``gomoku-engine bench`` is sent to every engine as a ``BOARD`` with
-``INFO timeout_turn`` and ``INFO show_detail 1``; the engine's ``MESSAGE`` lines are parsed
-for the depth of each completed iteration (this engine's ``depth D-S ...`` and Rapfi's
-``Depth D-S | ...`` formats), and the last one before the move is reported with the time
-the move took (ms, measured here from sending ``DONE`` to the move).
+Each middle game of ``gomoku-engine bench`` (and each ``--position``) is sent to every
+engine as a ``BOARD`` with ``INFO timeout_turn`` and ``INFO show_detail 1``; the engine's
+``MESSAGE`` lines are parsed for the depth of each completed iteration (this engine's
+``depth D-S ... n NODES ...`` and Rapfi's ``Depth D-S | ... | Node 52K | ...`` formats;
+Rapfi rounds its count to three digits and a K or M), and the last one before the move is
+reported with its nodes and the time the move took (ms, measured here from sending
+``DONE`` to the move), then each engine's nodes per second over all positions.  Node
+counts are not defined alike in two engines (Rapfi counts its quiescence nodes; this
+engine's move time includes its root threat search): a guide, not a like-for-like figure.
 
     python tools/depth_at_time.py --turn-ms 1000 \
-        --engine ours="gomoku-engine" --engine rapfi=$HOME/.cache/gomoku-peers/bin/pbrain-rapfi
+        --engine ours="gomoku-engine" --engine rapfi=$HOME/.cache/gomoku-peers/bin/pbrain-rapfi \
+        --position "20x20=20:0:f5e3b7h5g3g4i6e4h4d4f2i5f4f6e5d6d7e7f8"
 """
 
 from __future__ import annotations
@@ -22,13 +28,15 @@ from gomoku_engine.bench import POSITIONS
 from gomoku_engine.protocol.client import EngineProcess
 from gomoku_engine.core.notation import parse_moves
 
-DEPTH = re.compile(r"^MESSAGE [Dd]epth (\d+)(?:-(\d+))?")
+DEPTH = re.compile(r"^MESSAGE (?:.*\| )?[Dd]epth (\d+)(?:-(\d+))?")
+NODES = re.compile(r"(?:\bn |\bNode )(\d+(?:\.\d+)?)([KMG]?)\b")
+SCALE = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 MOVE = re.compile(r"^\d+,\d+$")
 
 
 def measure(command: list[str], moves: list[tuple[int, int]], size: int, rule: int,
-            turn_ms: int) -> tuple[int, float]:
-    """``(last completed depth, ms from DONE to the move)`` for one position."""
+            turn_ms: int) -> tuple[int, int, float]:
+    """``(last completed depth, its nodes, ms from DONE to the move)`` for one position."""
     engine = EngineProcess(command)
     try:
         engine.send(f"START {size}")
@@ -47,14 +55,17 @@ def measure(command: list[str], moves: list[tuple[int, int]], size: int, rule: i
             engine.send(f"{x},{y},{1 if (len(moves) - i) % 2 == 0 else 2}")
         began = time.perf_counter()
         engine.send("DONE")
-        depth = 0
+        depth = nodes = 0
         while True:
             line = engine.read_line(turn_ms / 1000 + 10)
             match = DEPTH.match(line)
-            if match:
+            if match:  # an iteration, or the move's summary (Rapfi's "Speed ... | Node")
                 depth = int(match.group(1))
+                counted = NODES.search(line)
+                if counted:  # the last line's count is the move's total
+                    nodes = int(float(counted.group(1)) * SCALE[counted.group(2)])
             elif MOVE.match(line):
-                return depth, (time.perf_counter() - began) * 1000
+                return depth, nodes, (time.perf_counter() - began) * 1000
     finally:
         engine.send("END")
         engine.close()
@@ -64,18 +75,33 @@ def measure(command: list[str], moves: list[tuple[int, int]], size: int, rule: i
 @click.option("--engine", "engines", multiple=True, required=True, metavar="NAME=COMMAND")
 @click.option("--turn-ms", type=int, default=1000, show_default=True)
 @click.option("--all", "every", is_flag=True, help="All bench positions, not only middle games.")
-def main(engines: tuple[str, ...], turn_ms: int, every: bool) -> None:
-    """Print one line per bench position: each engine's depth and move time."""
+@click.option("--bench", "chosen", multiple=True, metavar="NAME",
+              help="Only these bench positions (e.g. '15 midgame A'). Repeatable.")
+@click.option("--position", "extra", multiple=True, metavar="NAME=SIZE:RULE:MOVES",
+              help="Another position, e.g. 'renju=15:4:h8h9j9j8f8'. Repeatable.")
+def main(engines: tuple[str, ...], turn_ms: int, every: bool, chosen: tuple[str, ...],
+         extra: tuple[str, ...]) -> None:
+    """Print one line per position: each engine's depth, nodes and move time; then each
+    engine's nodes per second over all of them."""
     specs = [(name, shlex.split(cmd)) for name, _, cmd in (e.partition("=") for e in engines)]
-    click.echo("position".ljust(22) + "".join(f"{name:>18}" for name, _ in specs))
-    for pos in POSITIONS:
-        if not every and "midgame" not in pos.name:
-            continue
+    positions = [(p.name, p.size, int(p.rule), p.moves) for p in POSITIONS
+                 if p.name in chosen or (not chosen and (every or "midgame" in p.name))]
+    for text in extra:
+        name, _, rest = text.partition("=")
+        size, rule, moves = rest.split(":")
+        positions.append((name, int(size), int(rule), moves))
+    totals = {name: [0, 0.0] for name, _ in specs}
+    click.echo("position".ljust(22) + "".join(f"{name:>28}" for name, _ in specs))
+    for label, size, rule, moves in positions:
         cells = []
-        for _, command in specs:
-            depth, ms = measure(command, parse_moves(pos.moves), pos.size, int(pos.rule), turn_ms)
-            cells.append(f"d{depth} {ms:6.0f} ms")
-        click.echo(pos.name.ljust(22) + "".join(f"{c:>18}" for c in cells))
+        for name, command in specs:
+            depth, nodes, ms = measure(command, parse_moves(moves), size, rule, turn_ms)
+            totals[name][0] += nodes
+            totals[name][1] += ms
+            cells.append(f"d{depth} {nodes:>9,} {ms:6.0f} ms")
+        click.echo(label.ljust(22) + "".join(f"{c:>28}" for c in cells))
+    click.echo("nodes/s".ljust(22) + "".join(
+        f"{totals[name][0] / max(totals[name][1], 1) * 1000:>28,.0f}" for name, _ in specs))
 
 
 if __name__ == "__main__":
