@@ -176,7 +176,8 @@ def test_cli_match_on_a_local_cluster(tmp_path):
     cluster = summary["settings"]["cluster"]
     assert cluster["spec"] == "local:2" and len(cluster["workers"]) == 2
     assert sorted(w["name"] for w in cluster["workers"].values()) == ["0", "1"]
-    assert all(w["nodes_per_second"] > 0 for w in cluster["workers"].values())
+    assert all(w["nodes_per_second"] > 0 and w["warmup_seconds"] >= 0
+               for w in cluster["workers"].values())
     assert [g["game"] for g in summary["games"]] == [1, 2, 3, 4]
     assert all(g["worker"] in cluster["workers"] for g in summary["games"])
     bad = CliRunner().invoke(main, args[:-4] + ["--cluster", "nowhere"])

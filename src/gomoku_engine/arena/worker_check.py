@@ -9,12 +9,11 @@ times a move on a worker still compiling:
   ``python -m gomoku_engine``) the package's source and data files with the versions of
   Python, numpy and numba (what decides its moves); for any other engine the executable's
   file and every argument that names a file (a script run by an interpreter);
-* the numba kernels are compiled into the worker's own on-disk cache
-  (``gomoku-engine warmup``; a shared network cache would be written by every worker at
-  once);
-* a short ``gomoku-engine bench`` gives the worker's nodes per second, so that a worker
-  much slower than the others is named (time controls are per move: a slow worker weakens
-  the engines it runs).
+* the numba kernels are compiled into the worker's own on-disk cache (as ``gomoku-engine
+  warmup`` does; a shared network cache would be written by every worker at once);
+* a short bench gives the worker's nodes per second, so that a worker much slower than
+  the others is named (time controls are per move: a slow worker weakens the engines it
+  runs); the warm-up and the bench are one ``gomoku-engine bench --warmup`` process.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -93,19 +91,21 @@ def engine_identity(command: Sequence[str]) -> str:
 
 
 def warm_and_bench(depth: int = BENCH_DEPTH) -> tuple[float, int]:
-    """Compile (or load) the kernels of a game, then run ``bench --depth depth``: (seconds
-    of the warm-up, nodes per second of the bench).
+    """Compile (or load) the kernels of a game, then run ``bench --depth depth``, in one
+    ``gomoku-engine bench --warmup`` process: (seconds of the warm-up, nodes per second
+    of the bench).
 
     :raises RuntimeError: if either command fails or the bench prints no nodes per second.
     """
-    began = time.perf_counter()
-    _package_command(["warmup"], WARMUP_TIMEOUT)
-    warm = time.perf_counter() - began
-    text = _package_command(["bench", "--depth", str(depth)], BENCH_TIMEOUT)
+    # one process for both: a second start of Python, numpy and numba cost more than the bench
+    text = _package_command(["bench", "--warmup", "--depth", str(depth)],
+                            WARMUP_TIMEOUT + BENCH_TIMEOUT)
+    warm = re.search(r"Warm-up \(s\)\s*:\s*([\d.]+)", text)
     found = re.search(r"Nodes/second\s*:\s*(\d+)", text)
-    if found is None:
-        raise RuntimeError(f"bench printed no nodes per second: {text[-300:]!r}")
-    return warm, int(found.group(1))
+    if warm is None or found is None:
+        raise RuntimeError(f"bench printed no warm-up time or nodes per second: "
+                           f"{text[-300:]!r}")
+    return float(warm.group(1)), int(found.group(1))
 
 
 def _package_command(arguments: list[str], timeout: float) -> str:

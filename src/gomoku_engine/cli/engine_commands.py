@@ -74,8 +74,15 @@ def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
               help="Instead of a depth: search each position within this node budget and "
                    "print the deepest completed iteration (independent of the machine's "
                    "speed and load).")
-def bench(depth: int | None, nodes: int | None) -> None:
+@click.option("--warmup", "warm_first", is_flag=True,
+              help="First compile (or load) the kernels a game needs, as `warmup` does, and "
+                   "print its time (one process for both: a cluster worker's check).")
+def bench(depth: int | None, nodes: int | None, warm_first: bool) -> None:
     """Search fixed positions to a fixed depth; print nodes, nodes/s and a signature."""
+    if warm_first:
+        from ..kernels import warmup as load
+
+        click.echo(f"Warm-up (s)     : {load():.2f}")
     if nodes is not None:
         if depth is not None:
             raise click.UsageError("give --depth or --nodes, not both")
