@@ -17,6 +17,8 @@ reports the results (``docs/cluster.md``).
   end; a pair decided by its SPRT submits no more jobs (the jobs in flight are finished
   and counted).  Every game index is counted once, and the worker that played it is
   kept in :attr:`MatchResult.workers`.
+* :func:`connect` also makes every worker's engines die with it
+  (:func:`_tie_engines_to_workers`).
 """
 
 from __future__ import annotations
@@ -75,13 +77,30 @@ def connect(spec: str) -> Iterator[Client]:
     workers, address = parse_spec(spec)
     if address is not None:
         with Client(address) as client:
+            _tie_engines_to_workers(client)
             yield client
         return
     # one thread per worker process: engines are processes of their own, and a game's
     # time is per move, so two games on one worker's threads would slow each other
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
+        _tie_engines_to_workers(client)
         yield client
+
+
+def _tie_engines_to_workers(client: Client) -> None:
+    """Every worker of the cluster, present or joining later (a restarted one included),
+    starts its engines so that they die with it
+    (:func:`gomoku_engine.protocol.client.engines_die_with_their_thread`): a job (a match's
+    pair, a batch of ``selfplay --engine`` or ``label``) uses its engines in the thread
+    that started them, and a killed worker leaves no engine thinking on."""
+    from distributed import WorkerPlugin
+
+    class EnginesDieWithWorker(WorkerPlugin):
+        def setup(self, worker: object) -> None:
+            engines_die_with_their_thread()
+
+    client.register_plugin(EnginesDieWithWorker(), name="gomoku-engines-die-with-worker")
 
 
 def preflight(client: Client, engines: Sequence[EngineSpec],
@@ -119,11 +138,9 @@ def cluster_summary(spec: str, reports: dict[str, dict]) -> dict:
 def play_pair(play: Callable[[ScheduledGame], GameRecord],
               games: Sequence[ScheduledGame]) -> PairOutcome:
     """A job, on a worker: ``games`` one after the other; their records and this worker's
-    address.  The engines die with the worker if it is killed
-    (:func:`gomoku_engine.protocol.client.engines_die_with_their_thread`)."""
+    address."""
     from distributed import get_worker
 
-    engines_die_with_their_thread()  # each game is played in this thread
     return get_worker().address, [(game, play(game)) for game in games]
 
 

@@ -172,17 +172,19 @@ def _external_batch(job: tuple[tuple[str, ...], int, int, int, int, int, int]
 
     command, rule, size, depth, seed, first, end = job
     engine = open_engine(command, size, rule, depth)
+    board = Board(size, rule=Rule(rule))
     try:
-        return [_external_game(engine, Board(size, rule=Rule(rule)), seed, i)
-                for i in range(first, end)]
+        return [_external_game(engine, board, seed, i) for i in range(first, end)]
     finally:
         engine.close()
 
 
 def _external_game(engine: EngineProcess, board: Board, seed: int, i: int) -> SelfPlayGame:
-    """Game ``i`` of :func:`generate_external`, played on the empty ``board`` by ``engine``."""
+    """Game ``i`` of :func:`generate_external`, played on ``board`` (cleared first) by
+    ``engine``."""
     from .labelling import ask_position
 
+    board.clear()
     size = board.width
     opening = random_opening(board, np.random.default_rng([seed, i]))
     moves = [x + y * size for x, y in board.moves()]
