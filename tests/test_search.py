@@ -203,5 +203,7 @@ def test_every_tunable_of_the_search_says_why_and_the_kernels_read_them_from_par
 
 def test_negamax_is_compiled_without_reference_counting():
     """numba's reference counting of negamax's 63 array arguments cost a quarter of the
-    search's CPU time (docs/strength.md, "Search speed"); the flag must stay off."""
+    search's CPU time (docs/strength.md, "Search speed"); the flag must stay off, for the
+    move collector it calls at every inner node too."""
     assert alphabeta.negamax.targetoptions.get("_nrt") is False
+    assert alphabeta._collect_moves.targetoptions.get("_nrt") is False

@@ -262,7 +262,9 @@ def generate_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     return n
 
 
-@njit
+# Without reference counting, as negamax (see there): it calls other kernels, so numba
+# would keep an increment and a decrement of each of its 46 arrays per inner node.
+@njit(_nrt=False)
 def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_move: int,
                    breadth: int, line_rule: bool) -> int:
     us = pos.state[TO_MOVE] - 1
