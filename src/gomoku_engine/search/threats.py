@@ -195,7 +195,11 @@ def _attacker_moves(pos: Position, tab: Tables, ts: ThreatState, ply: int, side:
     return n
 
 
-@njit
+# Without numba's reference counting, as the search's negamax (see there): a recursive
+# kernel keeps an increment and a decrement of each of its 45 arrays per call.  Safe
+# because it allocates nothing (numba refuses to compile an allocation without it) and
+# every caller holds the arrays for the whole call (``solve_vcf``, the search, the VCT).
+@njit(_nrt=False)
 def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bool:
     """True if the side to move wins by at most ``depth`` fours and then a five.
 
@@ -529,7 +533,9 @@ def _cached_children(pos: Position, tab: Tables, ts: ThreatState, depth: int, pl
     return n
 
 
-@njit
+# Without reference counting, as :func:`vcf` (the depth-first ``vct`` below allocates a
+# saved line, so it keeps the counting).
+@njit(_nrt=False)
 def vct_dfpn(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
              defending: bool, th_pn: int, th_dn: int) -> int:
     """Depth-first proof-number search (Nagai 2002) of the VCT defined in :func:`vct`.
