@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from gomoku_engine.game.board import Board
+from gomoku_engine.game.position import X_MAX, X_MIN, Y_MAX, Y_MIN
 from gomoku_engine.core.constants import BLACK, EMPTY, N_THREATS, T_NONE, WHITE, Rule
 from gomoku_engine.engine import Engine
 from gomoku_engine.eval.classical import (
@@ -296,6 +297,13 @@ def check_against_reference(board: Board) -> None:
     for x, y, _ in board.stones():
         near[g.index(x, y) + g.neighbourhood] += 1
     assert (pos.near == near).all()
+    stones = [g.index(x, y) for x, y, _ in board.stones()]
+    box = [pos.state[i] for i in (X_MIN, X_MAX, Y_MIN, Y_MAX)]
+    if stones:
+        cols, rows = [c % g.stride for c in stones], [c // g.stride for c in stones]
+        assert box == [min(cols), max(cols), min(rows), max(rows)]
+    else:
+        assert box[0] > box[1] and box[2] > box[3]  # empty: no rectangle
 
 
 # --- fake engines ----------------------------------------------------------------------------

@@ -83,7 +83,9 @@ class Position(NamedTuple):
     threat_count: npt.NDArray[np.int32]  #: int32[2, N_THREATS] empty points per class
     eval_sum: npt.NDArray[np.int64]
     window_count: npt.NDArray[np.int8]  #: int8[2, n_windows] stones per window and colour
-    state: npt.NDArray[np.int64]  #: int64[4]: stones, side to move, winner, maybe fouls
+    #: int64[N_STATE]: stones, side to move, winner, maybe fouls, undo entries, and the
+    #: stones' bounding box (padded columns and rows, the X_MIN..Y_MAX indices)
+    state: npt.NDArray[np.int64]
     key: npt.NDArray[np.uint64]  #: uint64[1] Zobrist key of the position
     moves: npt.NDArray[np.int32]  #: int32[width*height] move stack
     key_stack: npt.NDArray[np.uint64]  #: uint64[width*height] key before each move
@@ -102,6 +104,10 @@ TO_MOVE = 1
 WINNER = 2
 MAYBE_FOULS = 3  # empty points with maybe_foul set
 UNDO_LEN = 4  # entries in Position.undo
+# the stones' bounding box in padded columns and rows (empty board: min > max), so that a
+# scan for candidates near stones reads that rectangle and not the whole board
+X_MIN, X_MAX, Y_MIN, Y_MAX = 5, 6, 7, 8
+N_STATE = 9
 
 # Position.undo columns: the point, the direction whose patterns changed (-1: none), the
 # old patterns of both colours there, the old threat classes, the evaluation's columns
@@ -111,10 +117,11 @@ U_FOUL = U_EVAL + EVAL_UNDO_FIELDS
 U_MAYBE = U_FOUL + 1
 UNDO_FIELDS = U_MAYBE + 1
 # Position.count_stack columns: both colours' per-class counts (side * N_THREATS + class),
-# then the evaluation's saved state, then state[MAYBE_FOULS]
+# then the evaluation's saved state, then state[MAYBE_FOULS], then the bounding box
 CS_EVAL = 2 * N_THREATS
 CS_MAYBE_FOULS = CS_EVAL + EVAL_SAVED_FIELDS
-COUNT_FIELDS = CS_MAYBE_FOULS + 1
+CS_BOX = CS_MAYBE_FOULS + 1
+COUNT_FIELDS = CS_BOX + 4
 #: undo entries a move may write besides renju's: its own point and the 40 of its lines
 UNDO_PER_MOVE = 41
 
@@ -165,7 +172,7 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
         threat_count=np.zeros((2, N_THREATS), np.int32),
         eval_sum=eval_sum,
         window_count=np.zeros((2, nw), np.int8),
-        state=np.zeros(5, np.int64),
+        state=np.zeros(N_STATE, np.int64),
         key=np.zeros(1, np.uint64),
         moves=np.zeros(npts + 1, np.int32),
         key_stack=np.zeros(npts + 1, np.uint64),
@@ -415,7 +422,21 @@ def reset_position(pos: Position, tab: Tables) -> None:
     pos.state[PLY] = 0
     pos.state[TO_MOVE] = BLACK
     pos.state[WINNER] = 0
+    pos.state[X_MIN] = pos.state[Y_MIN] = n
+    pos.state[X_MAX] = pos.state[Y_MAX] = -1
     pos.key[0] = 0
+
+
+@njit(inline="always")
+def _grow_box(pos: Position, tab: Tables, saved: npt.NDArray[np.int64], cell: int) -> None:
+    """Save the stones' bounding box into the ply's ``saved`` row, then add ``cell``."""
+    for i in range(4):
+        saved[CS_BOX + i] = pos.state[X_MIN + i]
+    row, col = divmod(cell, tab.params[P_STRIDE])
+    pos.state[X_MIN] = min(pos.state[X_MIN], col)
+    pos.state[X_MAX] = max(pos.state[X_MAX], col)
+    pos.state[Y_MIN] = min(pos.state[Y_MIN], row)
+    pos.state[Y_MAX] = max(pos.state[Y_MAX], row)
 
 
 @njit
@@ -433,6 +454,7 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
             saved[s * N_THREATS + t] = pos.threat_count[s, t]
     save_state(pos, saved, CS_EVAL)
     saved[CS_MAYBE_FOULS] = pos.state[MAYBE_FOULS]
+    _grow_box(pos, tab, saved, cell)
     pos.undo_start[ply] = pos.state[UNDO_LEN]
     _log_point(pos, cell, -1)
     _remove_point(pos, cell)
@@ -499,6 +521,8 @@ def unmake_move(pos: Position, tab: Tables) -> None:
             pos.threat_count[s, t] = saved[s * N_THREATS + t]
     restore_state(pos, saved, CS_EVAL)
     pos.state[MAYBE_FOULS] = saved[CS_MAYBE_FOULS]
+    for i in range(4):
+        pos.state[X_MIN + i] = saved[CS_BOX + i]
     pos.key[0] = pos.key_stack[ply]
     pos.state[PLY] = ply
     pos.state[TO_MOVE] = colour

@@ -56,13 +56,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.constants import (
-    EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, OPEN_FOUR, OPEN_THREE, T_FIVE, T_FOUR,
+    EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, OPEN_FOUR, OPEN_THREE, PAD, T_FIVE, T_FOUR,
     T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
 )
 from ..eval import evaluate, move_score
 from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..game.position import (
-    P_RENJU, PLY, TO_MOVE, Position, Tables, defends, find_threat, four_points,
+    P_HEIGHT, P_RENJU, P_STRIDE, P_WIDTH, PLY, TO_MOVE, X_MAX, X_MIN, Y_MAX, Y_MIN, Position,
+    Tables, defends, find_threat, four_points,
     make_move, unmake_move,
 )
 from .params import (  # the tunables: why each has its value is said there
@@ -283,39 +284,47 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     k1 = ss.killers[ply, 1]
     counter = _counter_move(pos, ss, us)
     n = 0
-    for cell in tab.points:
-        if (pos.cells[cell] != EMPTY or pos.near[cell] == 0
-                or (us == 0 and pos.foul[cell] != 0)):  # renju: black may not play a foul
-            continue
-        if (restricted and pos.threat[us, cell] < T_FOUR and not defends(pos, them, cell)
-                and ss.defence_mark[cell] != stamp):
-            continue
-        if ply == 0 and ss.counters[ROOT_FILTER] != 0 and ss.root_allowed[cell] == 0:
-            continue
-        if cell == tt_move:
-            score = 1 << 30
-        else:
-            score = move_score(pos, us, cell)
-            if cell == k0 or cell == k1:
-                score += KILLER_BONUS
-            elif cell == counter:
-                score += COUNTER_BONUS
-            h = ss.history[us, cell] >> 4
-            score += min(max(h, -HISTORY_CAP), HISTORY_CAP)
-        # insertion into the sorted top-``breadth`` prefix
-        if n < breadth:
-            i = n
-            n += 1
-        elif score > scores[n - 1]:
-            i = n - 1
-        else:
-            continue
-        while i > 0 and scores[i - 1] < score:
-            moves[i] = moves[i - 1]
-            scores[i] = scores[i - 1]
-            i -= 1
-        moves[i] = cell
-        scores[i] = score
+    # the points within two of a stone, in board order (as tab.points): the stones'
+    # bounding box grown by two, clipped to the board
+    stride = tab.params[P_STRIDE]
+    row0 = max(pos.state[Y_MIN] - 2, PAD)
+    row1 = min(pos.state[Y_MAX] + 2, PAD + tab.params[P_HEIGHT] - 1)
+    col0 = max(pos.state[X_MIN] - 2, PAD)
+    col1 = min(pos.state[X_MAX] + 2, PAD + tab.params[P_WIDTH] - 1)
+    for row in range(row0, row1 + 1):
+        for cell in range(row * stride + col0, row * stride + col1 + 1):
+            if (pos.cells[cell] != EMPTY or pos.near[cell] == 0
+                    or (us == 0 and pos.foul[cell] != 0)):  # renju: black may not play a foul
+                continue
+            if (restricted and pos.threat[us, cell] < T_FOUR and not defends(pos, them, cell)
+                    and ss.defence_mark[cell] != stamp):
+                continue
+            if ply == 0 and ss.counters[ROOT_FILTER] != 0 and ss.root_allowed[cell] == 0:
+                continue
+            if cell == tt_move:
+                score = 1 << 30
+            else:
+                score = move_score(pos, us, cell)
+                if cell == k0 or cell == k1:
+                    score += KILLER_BONUS
+                elif cell == counter:
+                    score += COUNTER_BONUS
+                h = ss.history[us, cell] >> 4
+                score += min(max(h, -HISTORY_CAP), HISTORY_CAP)
+            # insertion into the sorted top-``breadth`` prefix
+            if n < breadth:
+                i = n
+                n += 1
+            elif score > scores[n - 1]:
+                i = n - 1
+            else:
+                continue
+            while i > 0 and scores[i - 1] < score:
+                moves[i] = moves[i - 1]
+                scores[i] = scores[i - 1]
+                i -= 1
+            moves[i] = cell
+            scores[i] = score
     return n
 
 
