@@ -293,11 +293,11 @@ def check_against_reference(board: Board) -> None:
             counts[side, threat] += 1
     assert (pos.threat_count == counts).all()
     assert board.key() == reference_zobrist(board)
-    near = np.zeros_like(pos.near)
-    for x, y, _ in board.stones():
-        near[g.index(x, y) + g.neighbourhood] += 1
-    assert (pos.near == near).all()
     stones = [g.index(x, y) for x, y, _ in board.stones()]
+    near = np.zeros_like(pos.near)
+    for cell in stones:
+        near[cell + g.neighbourhood] += 1
+    assert (pos.near == near).all()
     box = [pos.state[i] for i in (X_MIN, X_MAX, Y_MIN, Y_MAX)]
     if stones:
         cols, rows = [c % g.stride for c in stones], [c // g.stride for c in stones]
