@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from gomoku_engine.game.board import Board
-from gomoku_engine.game.position import X_MAX, X_MIN, Y_MAX, Y_MIN
+from gomoku_engine.game.position import X_MAX, X_MIN, Y_MAX, Y_MIN, point_patterns
 from gomoku_engine.core.constants import BLACK, EMPTY, N_THREATS, T_NONE, WHITE, Rule
 from gomoku_engine.engine import Engine
 from gomoku_engine.eval.classical import (
@@ -281,7 +281,7 @@ def check_against_reference(board: Board) -> None:
             continue
         for side, colour in enumerate((BLACK, WHITE)):
             patterns = reference_point_patterns(g, pos.cells, board.rule, int(cell), colour)
-            assert list(pos.patterns[side, cell]) == patterns
+            assert list(point_patterns(pos, side)[cell]) == patterns
             code = sum(p << (4 * d) for d, p in enumerate(patterns))
             threat = threats[code]
             if side == 0 and board.rule == Rule.RENJU:

@@ -69,7 +69,10 @@ class Position(NamedTuple):
 
     cells: npt.NDArray[np.int8]  #: int8[n_cells]: EMPTY / BLACK / WHITE / WALL
     keys: npt.NDArray[np.int32]  #: int32[n_cells, 4] line key per point and direction
-    patterns: npt.NDArray[np.int8]  #: int8[2, n_cells, 4] line pattern per colour
+    #: uint32[n_cells]: the line patterns of both colours, one byte per direction ``d`` (bits
+    #: 8d to 8d+7) laid out as ``Tables.line_pair`` (black's in the low four bits): a line
+    #: re-read compares one byte, and a point's 4-pattern code is one load (:func:`pattern_at`)
+    patterns: npt.NDArray[np.uint32]
     threat: npt.NDArray[np.int8]  #: int8[2, n_cells] threat class (0 on occupied points)
     #: the evaluation's state, read and written only by :mod:`gomoku_engine.eval`:
     #: int32[2, n_cells] point values (0 on occupied points), int64[2] their sums
@@ -110,9 +113,9 @@ X_MIN, X_MAX, Y_MIN, Y_MAX = 5, 6, 7, 8
 N_STATE = 9
 
 # Position.undo columns: the point, the direction whose patterns changed (-1: none), the
-# old patterns of both colours there, the old threat classes, the evaluation's columns
-# (its point state), foul and maybe_foul
-U_CELL, U_DIR, U_PATTERN, U_THREAT, U_EVAL = 0, 1, 2, 4, 6
+# old patterns word of the point (Position.patterns, all directions), the old threat
+# classes, the evaluation's columns (its point state), foul and maybe_foul
+U_CELL, U_DIR, U_PATTERN, U_THREAT, U_EVAL = 0, 1, 2, 3, 5
 U_FOUL = U_EVAL + EVAL_UNDO_FIELDS
 U_MAYBE = U_FOUL + 1
 UNDO_FIELDS = U_MAYBE + 1
@@ -163,7 +166,7 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
     position = Position(
         cells=np.full(n, WALL, np.int8),
         keys=np.zeros((n, 4), np.int32),
-        patterns=np.zeros((2, n, 4), np.int8),
+        patterns=np.zeros(n, np.uint32),
         threat=np.zeros((2, n), np.int8),
         eval_value=eval_value,
         foul=np.zeros(n, np.int8),
@@ -198,11 +201,26 @@ def _slot_shift(offset: int) -> int:
     return 2 * (offset + 5) if offset < 0 else 2 * (offset + 4)
 
 
-@njit
+@njit(inline="always")
+def pattern_at(pos: Position, side: int, cell: int, d: int) -> int:
+    """The line pattern of ``side`` (0 black, 1 white) at ``cell`` in direction ``d``."""
+    return (pos.patterns[cell] >> (8 * d + 4 * side)) & 15
+
+
+@njit(inline="always")
 def _combine(pos: Position, tab: Tables, side: int, cell: int) -> int:
-    p = pos.patterns
-    return (p[side, cell, 0] | (p[side, cell, 1] << 4) | (p[side, cell, 2] << 8)
-            | (p[side, cell, 3] << 12))
+    """The 4-pattern code ``p0 | p1 << 4 | p2 << 8 | p3 << 12`` of ``side`` at ``cell``,
+    gathered from the point's patterns word (one nibble of each byte)."""
+    x = (pos.patterns[cell] >> (4 * side)) & 0x0F0F0F0F
+    y = x | (x >> 4)
+    return (y & 0xFF) | ((y >> 8) & 0xFF00)
+
+
+def point_patterns(pos: Position, side: int) -> npt.NDArray[np.int8]:
+    """``int8[n_cells, 4]``: the line pattern of ``side`` (0 black, 1 white) per point and
+    direction, unpacked from ``Position.patterns`` (numpy, outside the kernels)."""
+    shifts = 8 * np.arange(4, dtype=np.uint32) + np.uint32(4 * side)
+    return ((pos.patterns[:, None] >> shifts) & np.uint32(15)).astype(np.int8)
 
 
 @njit
@@ -262,17 +280,15 @@ def _renju_update(pos: Position, tab: Tables) -> None:
     foul = pos.foul
     maybe_foul = pos.maybe_foul
     combo_foul = tab.combo_foul
-    p = pos.patterns
     # The points whose patterns changed are this move's undo entries with a direction
     # (after the first, the move's own point).
     for i in range(pos.undo_start[pos.state[PLY]] + 1, pos.state[UNDO_LEN]):
         u = pos.undo[i]
         d = u[U_DIR]
         other = u[U_CELL]
-        if d < 0 or u[U_PATTERN] == p[0, other, d]:
+        if d < 0 or ((u[U_PATTERN] >> (8 * d)) & 15) == pattern_at(pos, 0, other, d):
             continue  # only white's pattern changed there
-        code = (p[0, other, 0] | (p[0, other, 1] << 4) | (p[0, other, 2] << 8)
-                | (p[0, other, 3] << 12))
+        code = _combine(pos, tab, 0, other)
         # The usual case, no foul before or now: _classify_point has set the class
         # already, and a call per point (with every array of pos and tab) costs more
         # than the whole check.
@@ -286,41 +302,33 @@ def _renju_update(pos: Position, tab: Tables) -> None:
                 _renju_black_point(pos, tab, other)
 
 
-@njit(inline="always")
-def _line_pattern(tab: Tables, key: int, side: int) -> int:
-    """The pattern ``side`` (0 black, 1 white) makes on a line with key ``key``: a half of
-    the byte of ``Tables.line_pair`` (black's in the low four bits)."""
-    return (tab.line_pair[key] >> (4 * side)) & 15
-
-
 @njit
 def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
     """Re-read the patterns of an empty, counted point whose line ``d`` changed."""
-    key = pos.keys[cell, d]
-    black, white = _line_pattern(tab, key, 0), _line_pattern(tab, key, 1)
-    if black == pos.patterns[0, cell, d] and white == pos.patterns[1, cell, d]:
+    shift = 8 * d
+    word = pos.patterns[cell]
+    changed = (tab.line_pair[pos.keys[cell, d]] ^ (word >> shift)) & 0xFF
+    if changed == 0:
         return  # often: a stone four or five cells away changes nothing
     _log_point(pos, cell, d)
-    if black != pos.patterns[0, cell, d]:
-        pos.patterns[0, cell, d] = black
+    pos.patterns[cell] = word ^ (changed << shift)
+    if changed & 15:
         _classify_point(pos, tab, 0, cell)
-    if white != pos.patterns[1, cell, d]:
-        pos.patterns[1, cell, d] = white
+    if changed >> 4:
         _classify_point(pos, tab, 1, cell)
 
 
 @njit
 def _log_point(pos: Position, cell: int, d: int) -> None:
-    """Append ``cell``'s state to the undo log, before the move changes it (its patterns
-    on line ``d``, or none if ``d`` is -1, its classes, evaluation state and foul marks)."""
+    """Append ``cell``'s state to the undo log, before the move changes it: the line ``d``
+    whose patterns change (-1: none), its patterns word, classes, evaluation state and foul
+    marks."""
     i = pos.state[UNDO_LEN]
     pos.state[UNDO_LEN] = i + 1
     u = pos.undo[i]
     u[U_CELL] = cell
     u[U_DIR] = d
-    if d >= 0:
-        u[U_PATTERN] = pos.patterns[0, cell, d]
-        u[U_PATTERN + 1] = pos.patterns[1, cell, d]
+    u[U_PATTERN] = pos.patterns[cell]
     u[U_THREAT] = pos.threat[0, cell]
     u[U_THREAT + 1] = pos.threat[1, cell]
     log_point(pos, u, U_EVAL, cell)
@@ -335,10 +343,7 @@ def _restore_points(pos: Position, start: int) -> None:
     for i in range(pos.state[UNDO_LEN] - 1, start - 1, -1):
         u = pos.undo[i]
         cell = u[U_CELL]
-        d = u[U_DIR]
-        if d >= 0:
-            pos.patterns[0, cell, d] = u[U_PATTERN]
-            pos.patterns[1, cell, d] = u[U_PATTERN + 1]
+        pos.patterns[cell] = u[U_PATTERN]
         pos.threat[0, cell] = u[U_THREAT]
         pos.threat[1, cell] = u[U_THREAT + 1]
         restore_point(pos, u, U_EVAL, cell)
@@ -350,9 +355,11 @@ def _restore_points(pos: Position, start: int) -> None:
 @njit
 def _add_point(pos: Position, tab: Tables, cell: int) -> None:
     """Compute all patterns of an empty point and count it (:func:`reset_position`)."""
+    word = 0
+    for d in range(4):
+        word |= tab.line_pair[pos.keys[cell, d]] << (8 * d)
+    pos.patterns[cell] = word
     for side in range(2):
-        for d in range(4):
-            pos.patterns[side, cell, d] = _line_pattern(tab, pos.keys[cell, d], side)
         pos.threat_count[side, T_NONE] += 1  # counted as an empty T_NONE point, then
         _classify_point(pos, tab, side, cell)  # moved to its class
 
@@ -542,7 +549,7 @@ def find_threat(pos: Position, tab: Tables, side: int, threat: int) -> int:
 def defends(pos: Position, them: int, cell: int) -> bool:
     """True if ``cell`` lies on a line where the opponent would make a four or five."""
     for d in range(4):
-        p = pos.patterns[them, cell, d]
+        p = pattern_at(pos, them, cell, d)
         if p == FOUR or p == OPEN_FOUR or p == FIVE:
             return True
     return False
@@ -583,5 +590,5 @@ def pass_move(pos: Position, tab: Tables) -> None:
 
 
 __all__ = ["PAD", "Position", "Tables", "defends", "find_threat", "find_threat_near",
-           "four_points", "make_move",
+           "four_points", "make_move", "pattern_at", "point_patterns",
            "make_tables", "new_position", "pass_move", "reset_position", "unmake_move"]

@@ -64,7 +64,7 @@ from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..game.position import (
     P_HEIGHT, P_RENJU, P_STRIDE, P_WIDTH, PLY, TO_MOVE, X_MAX, X_MIN, Y_MAX, Y_MIN, Position,
     Tables, defends, find_threat, four_points,
-    make_move, unmake_move,
+    make_move, pattern_at, unmake_move,
 )
 from .params import (  # the tunables: why each has its value is said there
     COUNTER_BONUS, DEFAULT_BREADTH, DEFAULT_ROOT_BREADTH, FUTILITY_DEPTH, FUTILITY_MARGIN,
@@ -343,7 +343,7 @@ def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them
         if pos.cells[point] != EMPTY or (t != T_FOUR_THREE and t != T_OPEN_FOUR):
             continue
         for d in range(4):
-            before = pos.patterns[them, point, d]
+            before = pattern_at(pos, them, point, d)
             if before < OPEN_THREE or before > OPEN_FOUR:
                 continue
             step = tab.directions[d]

@@ -85,7 +85,7 @@ import numpy.typing as npt
 from ..core.constants import EMPTY, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, PAD, THREE, TWO
 from ..core.jit import atomic_load, monotonic_ns, njit
 from ..game.position import (
-    P_HEIGHT, P_STRIDE, P_WIDTH, TO_MOVE, Position, Tables, make_move, unmake_move,
+    P_HEIGHT, P_STRIDE, P_WIDTH, TO_MOVE, Position, Tables, make_move, pattern_at, unmake_move,
 )
 from .params import (  # the tunables: why each has its value is said there
     BOX_MARGIN, ELITE, MAX_GENERATIONS, MUTATION_PERCENT, N_GENES, POP_CAP, POP_INIT,
@@ -155,7 +155,7 @@ class GAConfig(NamedTuple):
 def point_class(pos: Position, side: int, cell: int) -> int:
     """Class (0..11, or ``FIVE_CLASS``) of an empty ``cell`` for ``side`` (0 black, 1 white).
 
-    Read from the four line patterns ``pos.patterns[side, cell, :]``; see the table in the
+    Read from the four line patterns ``pattern_at(pos, side, cell, d)``; see the table in the
     module docstring.
     """
     fives = 0
@@ -167,7 +167,7 @@ def point_class(pos: Position, side: int, cell: int) -> int:
     twos = 0
     ones = 0
     for d in range(4):
-        p = pos.patterns[side, cell, d]
+        p = pattern_at(pos, side, cell, d)
         if p == FIVE:
             fives += 1
         elif p == OPEN_FOUR:

@@ -44,7 +44,7 @@ from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..eval import point_priority
 from ..game.position import (
     P_RENJU, TO_MOVE, Position, Tables, find_threat, find_threat_near, four_points, make_move,
-    pass_move, unmake_move,
+    pass_move, pattern_at, unmake_move,
 )
 from .params import (  # the tunables: why each has its value is said there
     CHILD_TT_BITS, DEFENDER_VCF_DEPTH, MAX_CACHED_CHILDREN, PN_TT_BITS, THREAT_DEPTH,
@@ -321,7 +321,7 @@ def _mark_line_defences(pos: Position, tab: Tables, ts: ThreatState, start: int,
                 for k in range(-4, 5):
                     other = move + k * step
                     if k != 0 and pos.cells[other] == EMPTY:
-                        p = pos.patterns[us, other, d]
+                        p = pattern_at(pos, us, other, d)
                         if p == FOUR or p == OPEN_FOUR or p == FIVE:
                             ts.mark[other] = stamp
     for _ in range(played):
@@ -379,7 +379,7 @@ def _has_potential(pos: Position, tab: Tables, cell: int, side: int) -> bool:
     twos on two lines; a single two does not."""
     total = 0
     for d in range(4):
-        p = pos.patterns[side, cell, d]
+        p = pattern_at(pos, side, cell, d)
         if p == TWO or p == OPEN_TWO:
             total += 2
         elif p == THREE:

@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..game.board import Board
+from ..game.position import point_patterns
 from ..core.constants import BLACK, EMPTY, Rule
 from ..eval.classical import (
     EVAL_DIV, EVAL_OPP, EVAL_OWN, N_CANON, canon_table, handset_canonical_values,
@@ -105,7 +106,7 @@ def position_features(board: Board) -> npt.NDArray[np.float32] | None:
         cells = empty
         if side == BLACK - 1 and board.rule == Rule.RENJU:
             cells = cells[pos.foul[cells] == 0]  # a foul is worth nothing to black
-        p = pos.patterns[side, cells].astype(np.int64)
+        p = point_patterns(pos, side)[cells].astype(np.int64)
         codes = p[:, 0] | (p[:, 1] << 4) | (p[:, 2] << 8) | (p[:, 3] << 12)
         row += weight * np.bincount(canon_table()[codes], minlength=N_CANON)
     return row.astype(np.float32)
