@@ -275,13 +275,14 @@ def check_against_reference(board: Board) -> None:
     assert list(pos.eval_sum) == [black, white]
     assert evaluate(pos) == score
     counts = np.zeros((2, N_THREATS), np.int64)
+    unpacked = [point_patterns(pos, side) for side in range(2)]
     for cell in g.points:
         if pos.cells[cell] != EMPTY:
             assert pos.threat[0, cell] == pos.threat[1, cell] == 0
             continue
         for side, colour in enumerate((BLACK, WHITE)):
             patterns = reference_point_patterns(g, pos.cells, board.rule, int(cell), colour)
-            assert list(point_patterns(pos, side)[cell]) == patterns
+            assert list(unpacked[side][cell]) == patterns
             code = sum(p << (4 * d) for d, p in enumerate(patterns))
             threat = threats[code]
             if side == 0 and board.rule == Rule.RENJU:
