@@ -215,3 +215,16 @@ def test_threat_solvers_are_compiled_without_reference_counting():
     0.6 of the CPU time (docs/strength.md, "Search speed")."""
     assert threats.vcf.targetoptions.get("_nrt") is False
     assert threats.vct_dfpn.targetoptions.get("_nrt") is False
+
+
+def test_transposition_table_keeps_drafts_in_fractional_plies():
+    # Depth 10 is 160 units: past what a one-byte draft holds.
+    from gomoku_engine.search.params import ONE_PLY
+
+    engine = engine_at("j12o10m10m12o12l9o7k7j7n6j13l11")
+    result = engine.search(Limits(depth=10))
+    assert result.depth == 10
+    tt = engine._state.tt
+    root = tt[tt["key"] == engine.board.position.key[0]]
+    assert root.size == 1 and root["depth"][0] == 10 * ONE_PLY
+    assert tt["depth"].max() == 10 * ONE_PLY

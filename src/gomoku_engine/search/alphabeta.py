@@ -69,8 +69,8 @@ from ..game.position import (
 from .params import (  # the tunables: why each has its value is said there
     COUNTER_BONUS, DEFAULT_BREADTH, DEFAULT_ROOT_BREADTH, FUTILITY_DEPTH, FUTILITY_MARGIN,
     HISTORY_CAP, HISTORY_MAX, HORIZON_VCF_DEPTH, IIR_DEPTH, KILLER_BONUS, LMR_BASE,
-    LMR_DIVISOR, LMR_MIN_DEPTH, LMR_TABLE_SIZE, MOVE_COUNT_DEPTH, RAZOR_MARGIN, TT_AGE_WEIGHT,
-    TT_BUCKET,
+    LMR_DIVISOR, LMR_MIN_DEPTH, LMR_TABLE_SIZE, MOVE_COUNT_DEPTH, ONE_PLY, RAZOR_MARGIN,
+    TT_AGE_WEIGHT, TT_BUCKET,
 )
 from .threats import ABORTED, LINE_LEN
 from .threats import DEADLINE as VCF_DEADLINE
@@ -113,11 +113,11 @@ TT_UPPER = 3
 
 #: One transposition-table entry: the Zobrist key, the score (mates relative to the node),
 #: the static evaluation (NO_EVAL: not stored), the best move (flat cell, -1: none), the
-#: draft, the bound flag and the GENERATION of the search that stored it.  One record
+#: draft (in 1/ONE_PLY of a ply), the bound flag and the GENERATION of the search that stored it.  One record
 #: array, not an array per field: a probe and a store then touch one or two cache lines
 #: of the bucket instead of one line in each of seven arrays.
 TT_DTYPE = np.dtype([("key", np.uint64), ("score", np.int32), ("eval", np.int32),
-                     ("move", np.int16), ("depth", np.int8), ("flag", np.int8),
+                     ("move", np.int16), ("depth", np.int16), ("flag", np.int8),
                      ("age", np.uint8)], align=True)
 TT_ENTRY_BYTES = TT_DTYPE.itemsize  # 24
 NO_EVAL = -(2**31) + 1  #: static evaluation not stored
@@ -424,7 +424,7 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
                 move = e.move
             break
         age = (generation - e.age) & 255
-        weight = e.depth - TT_AGE_WEIGHT * age
+        weight = e.depth - TT_AGE_WEIGHT * ONE_PLY * age
         if weight < worst:
             worst = weight
             slot = i
@@ -452,7 +452,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             alpha: int, beta: int, ply: int, cut_node: int) -> int:
     """Fail-soft alpha-beta value of the position for the side to move.
 
-    ``beta - alpha > 1`` makes a PV node; ``cut_node`` (1 or 0) says a null-window node is
+    ``depth`` counts fractional plies: ``ONE_PLY`` units a ply (rapfi's float depth, in
+    integers).  ``beta - alpha > 1`` makes a PV node; ``cut_node`` (1 or 0) says a null-window node is
     expected to fail high (its reductions are larger).  Every int argument is passed as an
     int64 variable, never a literal: a literal makes numba compile a second specialisation
     of this recursive kernel, which crashes when loaded back from the on-disk cache.  The board is restored on return.  After a
@@ -546,17 +547,18 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
 
     if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
         # Reverse futility pruning (rapfi "futility pruning: child node", ~121 Elo).
-        if (depth <= FUTILITY_DEPTH
-                and static_eval - FUTILITY_MARGIN * (depth - (1 if improving else 0)) >= beta):
+        if (depth <= FUTILITY_DEPTH * ONE_PLY
+                and static_eval - FUTILITY_MARGIN * (depth - (ONE_PLY if improving else 0))
+                // ONE_PLY >= beta):
             return static_eval
         # Razoring (rapfi's ~68 Elo step drops into a VCF search; we have no four to
         # start one, so the static evaluation stands).
-        if (depth <= 2 and static_eval + RAZOR_MARGIN * depth <= alpha
+        if (depth <= 2 * ONE_PLY and static_eval + RAZOR_MARGIN * depth // ONE_PLY <= alpha
                 and four_points(pos, us) == 0):
             return static_eval
     # Internal iterative reduction: no TT move to search first, so likely a poor order.
-    if tt_move < 0 and depth >= IIR_DEPTH and (pv_node or cut_node != 0):
-        depth -= 1
+    if tt_move < 0 and depth >= IIR_DEPTH * ONE_PLY and (pv_node or cut_node != 0):
+        depth -= ONE_PLY
 
     breadth = ss.counters[ROOT_BREADTH] if ply == 0 else ss.counters[BREADTH]
     n = generate_moves(pos, tab, ss, ply, tt_move, breadth)
@@ -571,7 +573,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     k1 = ss.killers[ply, 1]
     counter = _counter_move(pos, ss, us)
     prev = pos.moves[pos.state[PLY] - 1] if pos.state[PLY] > 0 else -1
-    move_limit = 3 + int(depth ** 1.3)
+    plies = depth / ONE_PLY  # float: the formulas below are in plies
+    move_limit = 3 + int(plies ** 1.3)
     if not improving:
         move_limit = move_limit // 2 + 1
     for i in range(n):
@@ -579,10 +582,10 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         quiet = pos.threat[us, move] < T_OPEN_THREE and pos.threat[them, move] < T_OPEN_THREE
         # Move-count pruning (rapfi ~107 Elo): once a move has been searched, quiet late
         # moves at shallow non-PV nodes are not tried.
-        if (quiet and not pv_node and not threatened and depth <= MOVE_COUNT_DEPTH
+        if (quiet and not pv_node and not threatened and depth <= MOVE_COUNT_DEPTH * ONE_PLY
                 and i >= move_limit and best > -MATE_BOUND):
             continue
-        new_depth = depth - 1
+        new_depth = depth - ONE_PLY
         _make_move(pos, tab, move)
         if i == 0:
             score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
@@ -590,23 +593,23 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         else:
             # Late-move reduction (rapfi ~59 Elo), from the table, adjusted per move.
             r = 0
-            if depth >= LMR_MIN_DEPTH:
-                r = int(ss.reductions[min(depth, LMR_TABLE_SIZE - 1),
-                                      min(i + 1, LMR_TABLE_SIZE - 1)])
+            if depth >= LMR_MIN_DEPTH * ONE_PLY:
+                r = ONE_PLY * int(ss.reductions[min(depth // ONE_PLY, LMR_TABLE_SIZE - 1),
+                                                min(i + 1, LMR_TABLE_SIZE - 1)])
                 if pv_node:
-                    r -= 1
+                    r -= ONE_PLY
                 if cut_node != 0:
-                    r += 1
+                    r += ONE_PLY
                 if not improving:
-                    r += 1
+                    r += ONE_PLY
                 if move == k0 or move == k1 or move == counter:
-                    r -= 1
+                    r -= ONE_PLY
                 if not quiet:  # makes an open three or more, or stops one of theirs
-                    r -= 2
-                if ss.history[us, move] > 64 * depth * depth:
-                    r -= 1
-                if r > new_depth - 1:
-                    r = new_depth - 1
+                    r -= 2 * ONE_PLY
+                if ss.history[us, move] > 64 * plies * plies:
+                    r -= ONE_PLY
+                if r > new_depth - ONE_PLY:
+                    r = new_depth - ONE_PLY
                 if r < 0:
                     r = 0
             score = -negamax(pos, tab, ss, ts, new_depth - r, -alpha - 1, -alpha, ply + 1,
@@ -640,7 +643,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                         ss.counter_moves[us, prev] = move
                     # the move that cut gains, the moves ordered before it lose (quiet
                     # ones that move-count pruning skipped included)
-                    bonus = depth * depth
+                    bonus = int(plies * plies)
                     _history_update(ss, us, move, bonus)
                     for j in range(i):
                         _history_update(ss, us, ss.move_buf[ply, j], -bonus)
@@ -657,7 +660,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
 
 def search_depth(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth: int,
                  alpha: int, beta: int) -> int:
-    """One iteration of iterative deepening: :func:`negamax` from the root at ``depth``.
+    """One iteration of iterative deepening: :func:`negamax` from the root at ``depth``
+    (whole plies).
 
     A plain Python function on purpose: a jitted caller of the recursive kernel passes a
     literal ``ply`` and makes numba compile a second, mutually recursive specialisation,
@@ -668,7 +672,7 @@ def search_depth(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, d
     ss.counters[SELDEPTH] = 0
     ss.counters[ROOT_DONE] = 0
     ss.counters[ROOT_CHANGED] = 0
-    return int(_negamax_root(pos, tab, ss, ts, depth, alpha, beta, 0))
+    return int(_negamax_root(pos, tab, ss, ts, depth * ONE_PLY, alpha, beta, 0))
 
 
 @njit

@@ -17,6 +17,10 @@ from __future__ import annotations
 from ..core.constants import MAX_PLY
 
 # --- Alpha-beta (:mod:`gomoku_engine.search.alphabeta`) -------------------------------------
+#: the search counts depth in fractional plies, this many units a ply: extensions and
+#: reductions of less than a ply (rapfi's float ``Depth``: a four and its block cost it 0.7
+#: ply) stay integers; a power of two, so the whole-ply parts are shifts
+ONE_PLY = 16
 #: entries per transposition-table bucket: a position may sit in any of them (Stockfish's
 #: clusters); 4 entries of 24 bytes fill most of a 128-byte pair of cache lines
 TT_BUCKET = 4
