@@ -123,6 +123,39 @@ def test_max_memory_sets_the_hash_size():
     assert loop._engines.engine.hash_mb == default
 
 
+class _TableAtOk(io.BytesIO):
+    """Output that notes the engine's table size (MiB, None: no engine) when OK is written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop: ProtocolLoop | None = None
+        self.at_ok: list[float | None] = []
+
+    def write(self, data) -> int:
+        if bytes(data).startswith(b"OK") and self.loop is not None:
+            engine = self.loop._engines.engine
+            self.at_ok.append(None if engine is None else table_mib(self.loop))
+        return super().write(data)
+
+
+def test_info_lines_sent_with_start_size_the_table_before_ok():
+    """A referee writes START with its INFO lines and asks for the first move on OK: the
+    table INFO max_memory asks for is built before OK, not charged to the first move."""
+    mib = 350 - MEMORY_RESERVE_MB
+    out = _TableAtOk()
+    loop = ProtocolLoop(io.BytesIO(f"START 15\nINFO max_memory {350 << 20}\nINFO rule 1\n"
+                                   "INFO hash_size nine\nBEGIN\n".encode()), out, warm_up=False)
+    out.loop = loop
+    loop.run()
+    lines = out.getvalue().decode().splitlines()
+    assert len(out.at_ok) == 1 and out.at_ok[0] is not None
+    assert mib / 2 < out.at_ok[0] <= mib, out.at_ok
+    assert loop._engines.engine.board.rule == Rule.STANDARD  # every INFO line was applied
+    # their replies keep their place: a bad INFO's message after OK, before the move
+    assert lines[0] == "OK" and lines[1].startswith("MESSAGE ignored INFO hash_size")
+    assert lines[-1] == "7,7", lines
+
+
 def test_hash_size_sets_the_hash_size():
     """INFO hash_size (KiB, Yixin-Board) sizes the table; with max_memory the smaller
     wins; 256 MiB at most; 0 returns to the engine's own size."""

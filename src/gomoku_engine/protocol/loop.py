@@ -51,9 +51,11 @@ ABOUT = (f'name="gomoku-engine", version="{__version__}", '
          'www="https://pypi.org/project/gomoku-engine/"')
 
 #: Longest wait for the kernels before START answers OK, in seconds from when the manager
-#: sent START (see ``_start_game``): managers want OK within 3 s, and the kernels a move
-#: needs load in well under a second from a warm cache.
-START_WAIT_S = 1.3
+#: sent START (see ``_start_game``): managers want OK within 3 s, and building the engine
+#: after the wait takes 0.1-0.4 s more. From a warm cache the kernels a move needs are in
+#: about 1.35 s after the process starts on an idle 2-core machine, later on a busy one
+#: (docs/startup.md); a first move that comes before them pays for their loading.
+START_WAIT_S = 2.0
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
@@ -169,6 +171,13 @@ class ProtocolLoop:
         since = self._started_at if line.early else line.arrived
         if self._engines.loader.wait(self._settings.kernel_groups(),
                                      max(0.0, since + START_WAIT_S - time.perf_counter())):
+            # The INFO lines a manager sent right after START (a referee writes them with
+            # it, before waiting for OK) are applied first, so the engine is built with
+            # their transposition-table size: resized by a later INFO max_memory, the
+            # table (120 MiB at Gomocup's limit, 180-290 ms to write, more on a busy
+            # machine) was charged to the first move (docs/startup.md).
+            for info in self._threads.take_queued("INFO"):
+                self._dispatch(info)
             self._engines.for_game(game)
         self.out.line("OK")
 

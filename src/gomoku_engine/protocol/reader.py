@@ -134,6 +134,17 @@ class CommandThreads:
             self._queue.put(None)  # let the command thread see the end too
         return line
 
+    def take_queued(self, word: str) -> list[Line]:
+        """Take the lines that start with ``word`` from the head of the queue, up to the
+        first other command (already arrived; nothing is waited for)."""
+        taken = []
+        with self._queue.mutex:  # queue.Queue keeps its lines in a deque under this lock
+            waiting = self._queue.queue
+            while (waiting and waiting[0] is not None
+                   and split_word(waiting[0].text)[0].upper() == word):
+                taken.append(waiting.popleft())
+        return taken
+
     def _read(self) -> None:
         read_lines(self._stdin, self._accept)
         self._queue.put(None)  # end of input: finish the queued commands, then exit
