@@ -113,9 +113,9 @@ TT_UPPER = 3
 
 #: One transposition-table entry: the Zobrist key, the score (mates relative to the node),
 #: the static evaluation (NO_EVAL: not stored), the best move (flat cell, -1: none), the
-#: draft (in 1/ONE_PLY of a ply), the bound flag and the GENERATION of the search that stored it.  One record
-#: array, not an array per field: a probe and a store then touch one or two cache lines
-#: of the bucket instead of one line in each of seven arrays.
+#: draft (in 1/ONE_PLY of a ply), the bound flag and the GENERATION of the search that
+#: stored it.  One record array, not an array per field: a probe and a store then touch
+#: one or two cache lines of the bucket instead of one line in each of seven arrays.
 TT_DTYPE = np.dtype([("key", np.uint64), ("score", np.int32), ("eval", np.int32),
                      ("move", np.int16), ("depth", np.int16), ("flag", np.int8),
                      ("age", np.uint8)], align=True)
@@ -453,8 +453,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     """Fail-soft alpha-beta value of the position for the side to move.
 
     ``depth`` counts fractional plies: ``ONE_PLY`` units a ply (rapfi's float depth, in
-    integers).  ``beta - alpha > 1`` makes a PV node; ``cut_node`` (1 or 0) says a null-window node is
-    expected to fail high (its reductions are larger).  Every int argument is passed as an
+    integers).  ``beta - alpha > 1`` makes a PV node; ``cut_node`` (1 or 0) says a
+    null-window node is expected to fail high (its reductions are larger).  Every int argument is passed as an
     int64 variable, never a literal: a literal makes numba compile a second specialisation
     of this recursive kernel, which crashes when loaded back from the on-disk cache.  The board is restored on return.  After a
     stop (``ss.counters[STOPPED]``) the returned value is meaningless and the caller must
