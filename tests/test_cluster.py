@@ -122,8 +122,9 @@ def test_an_sprt_decision_leaves_the_queued_games_unplayed(client):
     result = results[(0, 1)]
     indices = [index for index, _, _ in result.games]
     assert result.sprt == "H1"  # the greedy engine beats the random one
-    # decided after 6 complete pairs; at most the two jobs in flight are added
-    assert 12 <= len(indices) <= 16 and len(set(indices)) == len(indices)
+    # decided after 8 complete pairs (the SPRT's pseudo-pairs hold back a shorter run);
+    # at most the two jobs in flight are added
+    assert 16 <= len(indices) <= 20 and len(set(indices)) == len(indices)
     assert sum(result.pentanomial()) * 2 == len(indices)  # jobs are whole pairs
 
 

@@ -44,24 +44,28 @@ def test_sprt_bounds_and_llr():
     sprt = Sprt(elo0=0, elo1=10, alpha=0.05, beta=0.05)
     # ln(0.05 / 0.95) = -2.944, ln(0.95 / 0.05) = 2.944
     assert sprt.bounds == pytest.approx((-2.9444, 2.9444), abs=1e-4)
-    # W=60 L=40 D=0: s0 = 0.5, s1 = 1/(1+10^(-1/40)) = 0.514387; var = 0.24
-    # LLR = 100 * 0.014387 * (1.2 - 1.014387) / 0.48 = 0.55632
-    assert sprt.llr(60, 40, 0) == pytest.approx(0.55632, abs=1e-4)
+    # W=60 L=40 D=0 and one pseudo-game of each kind: 61-41-1 over 103 games,
+    # s = 61.5 / 103 = 0.597087; var = (61 (1-s)^2 + (0.5-s)^2 + 41 s^2) / 103 = 0.238146;
+    # s0 = 0.5, s1 = 1/(1+10^(-1/40)) = 0.514387
+    # LLR = 100 * 0.014387 * (1.194175 - 1.014387) / (2 * 0.238146) = 0.54308
+    assert sprt.llr(60, 40, 0) == pytest.approx(0.54308, abs=1e-4)
     assert sprt.decision(60, 40, 0) is None
     assert sprt.decision(600, 400, 0) == "H1"
     assert sprt.decision(400, 600, 0) == "H0"
-    # all wins: no variance, so half a game of each kind is added before the LLR
-    assert sprt.llr(30, 0, 0) > 0 and sprt.decision(3000, 0, 0) == "H1"
+    # all wins: the pseudo-games give a variance, so the LLR is finite and positive
+    assert 0 < sprt.llr(30, 0, 0) < math.inf and sprt.decision(3000, 0, 0) == "H1"
 
 
-def test_sprt_waits_for_min_games():
-    """A short lucky run (7-0-1 has an LLR above the bound) decides nothing before
-    min_games; the same results decide once the minimum is lowered."""
+def test_sprt_short_runs_decide_nothing():
+    """A short lucky run decides nothing: 7-0-1 had an LLR of 5.2 from the sample variance
+    alone (a decision after eight games, 2026-11-25); with the pseudo-games it stays
+    inside the bounds, and min_games holds back anything shorter.  Twice the run with more
+    draws decides."""
     sprt = Sprt(elo0=0, elo1=30)
-    assert sprt.llr(7, 0, 1) > sprt.bounds[1]
-    assert sprt.decision(7, 0, 1) is None
-    assert Sprt(elo0=0, elo1=30, min_games=8).decision(7, 0, 1) == "H1"
+    assert sprt.bounds[0] < sprt.llr(7, 0, 1) < sprt.bounds[1]
+    assert Sprt(elo0=0, elo1=30, min_games=8).decision(7, 0, 1) is None
     assert sprt.decision(14, 0, 6) == "H1"
+    assert Sprt(elo0=0, elo1=30, min_games=30).decision(14, 0, 6) is None
 
 
 def test_sprt_option_is_parsed():
@@ -105,7 +109,9 @@ def test_pentanomial_counts_and_rejects_other_points():
 def test_pairs_estimate_and_llr_by_hand():
     # 10 pairs at 2 points, 50 at 1, 40 at 0.5... (0, 40, 50, 0, 10): pair scores 0.25 x 40,
     # 0.5 x 50, 1.0 x 10; mean (10 + 25 + 10) / 100 = 0.45;
-    # variance (40 x 0.04 + 50 x 0.0025 + 10 x 0.3025) / 100 = 0.0475
+    # variance (40 x 0.04 + 50 x 0.0025 + 10 x 0.3025) / 100 = 0.0475.  The SPRT adds one
+    # pair of each kind: (1, 41, 51, 1, 11) over 105 pairs, mean 47.5 / 105,
+    # variance (sum of c (p - mean)^2) / 105
     pairs = (0, 40, 50, 0, 10)
     est = elo_estimate_pairs(pairs)
     assert est.elo == pytest.approx(elo_from_score(0.45))
@@ -114,8 +120,11 @@ def test_pairs_estimate_and_llr_by_hand():
     assert est.high == pytest.approx(elo_from_score(0.45 + margin), abs=0.01)
     sprt = Sprt(elo0=0, elo1=10)
     s1 = score_from_elo(10)
+    counts, points = (1, 41, 51, 1, 11), (0.0, 0.25, 0.5, 0.75, 1.0)
+    mean = 47.5 / 105
+    var = sum(c * (p - mean) ** 2 for c, p in zip(counts, points)) / 105
     assert sprt.llr_pairs(pairs) == pytest.approx(
-        100 * (s1 - 0.5) * (0.9 - 0.5 - s1) / (2 * 0.0475))
+        100 * (s1 - 0.5) * (2 * mean - 0.5 - s1) / (2 * var))
     with pytest.raises(ValueError):
         elo_estimate_pairs((0, 0, 0, 0, 0))
 
@@ -130,13 +139,26 @@ def test_pairs_where_colour_decides_give_a_stronger_test_than_games():
     assert sprt.decision(wins, losses, draws) is None
     assert sprt.llr(wins, losses, draws) < sprt.llr_pairs(pairs)
     assert sprt.decision_pairs(pairs) == "H1"
-    # pairs that are no more alike than independent games: about the same LLR
-    independent = (25, 0, 50, 0, 25)  # 0-2, 1-1 and 2-0 as often as two coin tosses give
-    assert sprt.llr_pairs(independent) == pytest.approx(sprt.llr(100, 100, 0), abs=1e-9)
+    # pairs that are no more alike than independent games: about the same LLR (the two
+    # priors differ a little: five pseudo-pairs against three pseudo-games)
+    independent = (250, 0, 500, 0, 250)  # 0-2, 1-1 and 2-0 as often as two coin tosses give
+    assert sprt.llr_pairs(independent) == pytest.approx(sprt.llr(1000, 1000, 0), rel=0.01)
+
+
+def test_pairs_sprt_does_not_stop_on_a_collapsed_variance():
+    """Ten of eleven pairs split 1-1 (games 11-11-1): the sample variance of the pairs is
+    tiny, and the plain normal approximation gave an LLR of -4.06, "H0" after 23 games
+    (2026-11-28).  With the pseudo-pairs it decides nothing; a long run of the same kind
+    of results still does."""
+    sprt = Sprt(elo0=0, elo1=30)
+    collapsed = (0, 1, 10, 0, 0)
+    assert sprt.bounds[0] < sprt.llr_pairs(collapsed) < 0
+    assert sprt.decision_pairs(collapsed) is None
+    assert sprt.decision_pairs((0, 40, 400, 0, 0)) == "H0"
 
 
 def test_pairs_sprt_waits_for_min_games():
-    pairs = (0, 1, 0, 0, 12)  # 26 games, LLR above the upper bound
+    pairs = (0, 1, 0, 0, 20)  # 42 games, LLR above the upper bound
     assert Sprt(elo0=0, elo1=30).llr_pairs(pairs) > Sprt().bounds[1]
-    assert Sprt(elo0=0, elo1=30, min_games=30).decision_pairs(pairs) is None
+    assert Sprt(elo0=0, elo1=30, min_games=50).decision_pairs(pairs) is None
     assert Sprt(elo0=0, elo1=30, min_games=20).decision_pairs(pairs) == "H1"

@@ -117,13 +117,22 @@ def _estimate(score: float, variance: float, n: float, wins: float,
                        elo_from_score(score + margin), los)
 
 
+#: pseudo-results of each kind added before the SPRT's score and variance (see :class:`Sprt`)
+PRIOR = 1.0
+
+
 @dataclass(frozen=True)
 class Sprt:
     """A sequential probability ratio test of H0: Elo = elo0 against H1: Elo = elo1.
 
-    No decision before ``min_games`` games: the normal approximation of the LLR uses the
-    sample variance, which a short run of alike results makes tiny (7-0-1 gives an LLR of
-    5.2 for elo1 = 30, a decision after eight games).
+    The normal approximation of the LLR divides by the sample variance, which a short run
+    of alike results makes tiny: 7-0-1 gave an LLR of 5.2 for elo1 = 30 (a decision after
+    eight games), and pairs 0-1-10-0-0, ten of eleven split 1-1, gave -4.06 (docs/strength.md,
+    2026-11-25 and 2026-11-28).  So the score and variance are taken from the counts plus
+    one pseudo-result of each kind (each of W, L, D; each of the five pair scores): the
+    posterior mean under a uniform Dirichlet prior (Laplace's rule of succession), which a
+    few hundred results outweigh and a few cannot collapse.  And no decision comes before
+    ``min_games`` games.
     """
 
     elo0: float = 0.0
@@ -138,13 +147,12 @@ class Sprt:
         return (math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha))
 
     def llr(self, wins: int, losses: int, draws: int) -> float:
-        """Log-likelihood ratio of the results so far (0 while it is undefined)."""
+        """Log-likelihood ratio of the results so far (0 with none), from the counts plus
+        :data:`PRIOR` of each kind."""
         n = wins + losses + draws
         if n == 0:
             return 0.0
-        score, variance = _score_and_variance(wins, losses, draws)
-        if variance <= 0:  # all results alike: regularise with half a game of each kind
-            score, variance = _score_and_variance(wins + 0.5, losses + 0.5, draws + 0.5)
+        score, variance = _score_and_variance(wins + PRIOR, losses + PRIOR, draws + PRIOR)
         return self._llr(n, score, variance)
 
     def _llr(self, n: int, score: float, variance: float) -> float:
@@ -153,16 +161,15 @@ class Sprt:
         return n * (s1 - s0) * (2 * score - s0 - s1) / (2 * variance)
 
     def llr_pairs(self, pairs: Sequence[int]) -> float:
-        """Log-likelihood ratio of results counted in pairs (the pentanomial model).
+        """Log-likelihood ratio of results counted in pairs (the pentanomial model), from
+        the counts plus :data:`PRIOR` pairs of each kind.
 
         :param pairs: the five pentanomial counts (:func:`pentanomial`).
         """
         n = sum(pairs)
         if n == 0:
             return 0.0
-        score, variance = _pair_score_and_variance(pairs)
-        if variance <= 0:  # all pairs alike: regularise with half a pair of each kind
-            score, variance = _pair_score_and_variance([c + 0.5 for c in pairs])
+        score, variance = _pair_score_and_variance([c + PRIOR for c in pairs])
         return self._llr(n, score, variance)
 
     def decision_pairs(self, pairs: Sequence[int]) -> str | None:
