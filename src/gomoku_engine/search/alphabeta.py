@@ -18,8 +18,10 @@ Node order at every node (from the point of view of the side to move, "us"):
 2. the opponent has a five point: the block is the only move (two five points, or a
    block that is a renju foul for black: a loss);
 3. we can make an open four (or double four): a win in 3 (the opponent has no five point,
-   so it cannot stop both ends); a four-three while the opponent cannot make a four: a
-   win in 5;
+   so it cannot stop both ends); a win in 5 by rule (rapfi's ``quickWinCheck``,
+   ``Rapfi/game/wincheck.h``): a four-three while the opponent cannot make a four, or one
+   whose four's block makes no four for the opponent, or a double three while the
+   opponent cannot make a four (not for renju black, whose straight four may be a foul);
 4. depth exhausted: static evaluation (before it, if enabled, a short VCF for the side
    to move, a win scored as a mate);
 5. the opponent threatens a forced win (it has a four-three or open-four point): only our
@@ -34,7 +36,9 @@ Node order at every node (from the point of view of the side to move, "us"):
    VCF: return it); without a TT move at depth 4 or more, one ply less (internal
    iterative reduction);
 7. otherwise every empty point in the 5x5 neighbourhood of a stone, ordered by TT move,
-   then one-ply priority (attack value + defence value), killers, the counter move and
+   then one-ply priority (attack value + defence value, plus a bonus where the move makes
+   or takes a double three, four-three or open four: the classes that win by rule, kept
+   within the breadth limit whatever the fitted values say), killers, the counter move and
    history (depth^2 more for a move that cuts, as much less for each move ordered before
    it, bounded by gravity toward 0), and cut to the best ``breadth`` moves (the breadth
    limit on weak candidates).
@@ -57,20 +61,20 @@ import numpy.typing as npt
 
 from ..core.constants import (
     EMPTY, INFINITY, MATE, MATE_BOUND, MAX_PLY, OPEN_FOUR, OPEN_THREE, PAD, T_FIVE, T_FOUR,
-    T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
+    T_DOUBLE_THREE, T_FOUR_THREE, T_OPEN_FOUR, T_OPEN_THREE,
 )
 from ..eval import evaluate, move_score
 from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..game.position import (
     P_HEIGHT, P_RENJU, P_STRIDE, P_WIDTH, PLY, TO_MOVE, X_MAX, X_MIN, Y_MAX, Y_MIN, Position,
-    Tables, defends, find_threat, four_points,
+    Tables, defends, find_threat, find_threat_near, four_points,
     make_move, pattern_at, unmake_move,
 )
 from .params import (  # the tunables: why each has its value is said there
-    COUNTER_BONUS, DEFAULT_BREADTH, DEFAULT_ROOT_BREADTH, FUTILITY_DEPTH, FUTILITY_MARGIN,
+    BLOCK_ORDER_BONUS, COUNTER_BONUS, DEFAULT_BREADTH, DEFAULT_ROOT_BREADTH, FUTILITY_DEPTH, FUTILITY_MARGIN,
     HISTORY_CAP, HISTORY_MAX, HORIZON_VCF_DEPTH, IIR_DEPTH, KILLER_BONUS, LMR_BASE,
     LMR_DIVISOR, LMR_MIN_DEPTH, LMR_TABLE_SIZE, MOVE_COUNT_DEPTH, ONE_PLY, RAZOR_MARGIN,
-    TT_AGE_WEIGHT, TT_BUCKET,
+    THREAT_ORDER_BONUS, TT_AGE_WEIGHT, TT_BUCKET,
 )
 from .threats import ABORTED, LINE_LEN
 from .threats import DEADLINE as VCF_DEADLINE
@@ -304,7 +308,8 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
             if cell == tt_move:
                 score = 1 << 30
             else:
-                score = move_score(pos, us, cell)
+                score = (move_score(pos, us, cell) + THREAT_ORDER_BONUS[pos.threat[us, cell]]
+                         + BLOCK_ORDER_BONUS[pos.threat[them, cell]])
                 if cell == k0 or cell == k1:
                     score += KILLER_BONUS
                 elif cell == counter:
@@ -356,6 +361,43 @@ def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them
                 after = (tab.line_pair[key | (ours << (2 * slot))] >> (4 * them)) & 15
                 if after < before:
                     ss.defence_mark[cell] = stamp
+
+
+@njit(inline="always")
+def _quick_win(pos: Position, tab: Tables, us: int, them: int) -> int:
+    """A point where ``us`` (0 black, 1 white; the side to move) wins in 5 plies whatever
+    the opponent does, by rule alone, or -1 (rapfi's ``quickWinCheck``,
+    ``Rapfi/game/wincheck.h``).  The caller has found no five point for either side and no
+    open-four point for ``us``.
+
+    - A four-three while the opponent has no four point: the four must be blocked, the
+      block cannot touch the three's line (two lines meet only at our stone) nor make a
+      four, so the three becomes an open four.
+    - A four-three whose four's block makes no four for the opponent: the same, even when
+      the opponent has four points elsewhere (a four of theirs after our open four comes
+      too late; before it, the block is forced).
+    - A double three while the opponent has no four point: one stone blocks one line
+      only, and the opponent can make no four to gain a tempo.
+
+    Not sound for renju black (the caller's condition): the straight four's point may be
+    a foul.
+    """
+    no_fours = four_points(pos, them) == 0
+    if pos.threat_count[us, T_FOUR_THREE] > 0:
+        if no_fours:
+            return find_threat(pos, tab, us, T_FOUR_THREE)
+        for cell in tab.points:
+            if pos.cells[cell] != EMPTY or pos.threat[us, cell] != T_FOUR_THREE:
+                continue
+            _make_move(pos, tab, cell)
+            block = find_threat_near(pos, tab, us, T_FIVE, cell)
+            held = block < 0 or pos.threat[them, block] >= T_FOUR
+            _unmake_move(pos, tab)
+            if not held:
+                return cell
+    if no_fours and pos.threat_count[us, T_DOUBLE_THREE] > 0:
+        return find_threat(pos, tab, us, T_DOUBLE_THREE)
+    return -1
 
 
 @njit
@@ -491,14 +533,13 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     if pos.threat_count[us, T_OPEN_FOUR] > 0:  # 3. open four: five next move
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
         return MATE - ply - 3
-    if (pos.threat_count[us, T_FOUR_THREE] > 0 and four_points(pos, them) == 0
-            and (us == 1 or tab.params[P_RENJU] == 0)):
-        # 3b. four-three against no fours: the block of the four cannot touch the three's
-        # line (two lines meet only at our stone) nor make a four, so the three becomes an
-        # open four: five on our third move.  Not for renju black: the point that makes
-        # the straight four may be a foul by then.
-        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FOUR_THREE))
-        return MATE - ply - 5
+    if us == 1 or tab.params[P_RENJU] == 0:
+        # 3b. a win in 5 by rule.  Not for renju black: the point that makes the straight
+        # four may be a foul by then.
+        win = _quick_win(pos, tab, us, them)
+        if win >= 0:
+            _pv_leaf(ss, ply, win)
+            return MATE - ply - 5
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0  # board full: draw
     if depth <= 0 or ply >= MAX_PLY - 2:

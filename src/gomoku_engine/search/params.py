@@ -32,6 +32,15 @@ TT_AGE_WEIGHT = 8
 #: moves' one-ply priority; set by matches
 KILLER_BONUS = 300
 COUNTER_BONUS = 200
+#: move-ordering bonus by the threat class a candidate makes for the side to move (index:
+#: ``T_NONE`` .. ``T_FIVE``), and by the class it takes from the opponent: the classes that
+#: win by rule (double three, four-three, open four; ``alphabeta._quick_win``) and their
+#: defences stay within the breadth limit whatever the fitted point values say of them
+#: (those valued a double-three point at -142).  Only the winning classes: a bonus for
+#: every class (open threes and fours too) lost 15 Elo in self-play (docs/strength.md,
+#: ``tord50``); these sizes were set by hand, above a killer, below a TT move
+THREAT_ORDER_BONUS = (0, 0, 0, 2500, 0, 4000, 6000, 0)
+BLOCK_ORDER_BONUS = (0, 0, 0, 1500, 0, 2500, 3000, 0)
 #: a history score enters the move order clamped to +-HISTORY_CAP: history breaks ties
 #: between quiet moves, it does not outrank threats, killers or the counter move
 HISTORY_CAP = 250
