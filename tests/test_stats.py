@@ -162,3 +162,27 @@ def test_pairs_sprt_waits_for_min_games():
     assert Sprt(elo0=0, elo1=30).llr_pairs(pairs) > Sprt().bounds[1]
     assert Sprt(elo0=0, elo1=30, min_games=50).decision_pairs(pairs) is None
     assert Sprt(elo0=0, elo1=30, min_games=20).decision_pairs(pairs) == "H1"
+
+
+# --- the match report's move times ---------------------------------------------------------
+from gomoku_engine.arena.match import MatchResult  # noqa: E402
+from gomoku_engine.arena.referee import GameRecord, MoveRecord  # noqa: E402
+from gomoku_engine.arena.report import move_time_lines  # noqa: E402
+
+
+def test_first_moves_are_reported_apart_with_their_own_over_turn_count():
+    """An engine's first move of a game (timed from its start, start-up included) is left
+    out of the moves' figures but reported on its own, over-turn count included."""
+    def game(black_times, white_times):
+        moves = []
+        for b, w in zip(black_times, white_times):
+            moves += [MoveRecord((0, 0), 1, b), MoveRecord((0, 1), 2, w)]
+        return GameRecord(opening_moves=[], moves=moves, winner=1, reason="five")
+    result = MatchResult(first="a", second="b")
+    result.games = [(0, True, game([0.9, 0.1, 0.3], [0.19, 0.25, 0.1])),   # a black
+                    (1, False, game([0.15, 0.1, 0.15], [0.35, 0.1, 0.1]))]  # a white
+    lines = move_time_lines({(0, 1): result}, ["a", "b"], turn_ms=200)
+    assert lines[0] == ("a: 4 moves, mean 150 ms, max 300 ms, over 200 ms: 1; "
+                        "2 first moves of a game, mean 625 ms, max 900 ms, over 200 ms: 2")
+    assert lines[1] == ("b: 4 moves, mean 150 ms, max 250 ms, over 200 ms: 1; "
+                        "2 first moves of a game, mean 170 ms, max 190 ms, over 200 ms: 0")

@@ -133,13 +133,14 @@ class MatchResult:
             details.append(f"game {index + 1}: {loser} {r.reason}")
         return details
 
-    def move_times(self, first_engine: bool) -> list[float]:
-        """Seconds per move of one engine (its first move, with start-up, excluded)."""
+    def move_times(self, first_engine: bool, first_moves: bool = False) -> list[float]:
+        """Seconds per move of one engine: every move but its first of each game, or with
+        ``first_moves`` only those first moves (which may include the engine's start-up)."""
         times = []
         for _, first_black, record in self.games:
             colour = 1 if first_black == first_engine else 2
             own = [m.seconds for m in record.moves if m.colour == colour]
-            times.extend(own[1:])
+            times.extend(own[:1] if first_moves else own[1:])
         return times
 
 

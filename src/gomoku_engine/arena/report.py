@@ -106,20 +106,24 @@ def forfeit_lines(results: Results) -> list[str]:
 
 
 def move_time_lines(results: Results, names: Sequence[str], turn_ms: int) -> list[str]:
-    """Per engine: moves, mean and slowest move time (ms; first moves, with start-up,
-    excluded) and, with a turn limit ``turn_ms`` > 0, the moves over it."""
+    """Per engine: moves, mean and slowest move time (ms) and, with a turn limit
+    ``turn_ms`` > 0, the moves over it; each game's first move of an engine is counted
+    apart, since the referee times it from the engine's start (start-up included)."""
     limit = turn_ms if turn_ms > 0 else None
     lines = []
     for name in names:
-        times = [t for r in results.values()
-                 for is_first, engine in ((True, r.first), (False, r.second))
-                 if engine == name for t in r.move_times(is_first)]
-        if times:
-            late = f", over {limit} ms: {sum(1 for t in times if t * 1000 > limit)}" \
-                if limit else ""
-            lines.append(f"{name}: {len(times)} moves, mean "
-                         f"{1000 * sum(times) / len(times):.0f} ms, max "
-                         f"{1000 * max(times):.0f} ms{late}")
+        parts = []
+        for first_moves, label in ((False, "moves"), (True, "first moves of a game")):
+            times = [t for r in results.values()
+                     for is_first, engine in ((True, r.first), (False, r.second))
+                     if engine == name for t in r.move_times(is_first, first_moves)]
+            if times:
+                late = f", over {limit} ms: {sum(1 for t in times if t * 1000 > limit)}" \
+                    if limit else ""
+                parts.append(f"{len(times)} {label}, mean {1000 * sum(times) / len(times):.0f}"
+                             f" ms, max {1000 * max(times):.0f} ms{late}")
+        if parts:
+            lines.append(f"{name}: " + "; ".join(parts))
     return lines
 
 
