@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ from gomoku_engine.eval import evaluator
 from gomoku_engine.game import position
 from gomoku_engine.game.board import Board
 from gomoku_engine.core.constants import BLACK, Rule
+from gomoku_engine.core.patterns import line_table
 
 from helpers import check_against_reference, has_five
 
@@ -92,3 +94,17 @@ def test_only_the_evaluation_touches_its_arrays():
                                path.read_text())]
     assert offenders == []
     assert evaluator.TO_MOVE == position.TO_MOVE
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_line_table_index_reads_every_key_as_the_full_table(rule):
+    """Freestyle's line table leaves out the two cells five away from the point (64 KiB
+    instead of 1 MiB); read through :func:`position.line_index` it must give every one of
+    the 2**20 line keys the patterns of the rule's full table."""
+    tables = Board(15, rule=rule).tables
+    full = line_table(rule).astype(np.uint8)
+    keys = np.arange(full.shape[1], dtype=np.int64)
+    index = (keys >> tables.params[position.P_KEY_SHIFT]) & tables.params[position.P_KEY_MASK]
+    assert np.array_equal(tables.line_pair[index], full[0] | (full[1] << 4))
+    if rule == Rule.FREESTYLE:
+        assert tables.line_pair.nbytes == 1 << 16

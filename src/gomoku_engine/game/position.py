@@ -46,7 +46,9 @@ class Tables(NamedTuple):
 
     #: uint8[2**20] both colours' line patterns per line key, black's in the low four bits
     #: and white's in the high four: one load (one cache line) per point instead of two,
-    #: in a table half the size of int8[2, 2**20], which did not fit in a core's L2 cache
+    #: in a table half the size of int8[2, 2**20], which did not fit in a core's L2 cache.
+    #: Freestyle's is uint8[2**16], indexed by the key without its two outer cells
+    #: (:func:`line_index`)
     line_pair: npt.NDArray[np.uint8]
     combo_threat: npt.NDArray[np.int8]  #: int8[65536] threat class per 4-pattern code
     combo_foul: npt.NDArray[np.int8]  #: int8[65536] renju black's foul kind per code
@@ -58,7 +60,7 @@ class Tables(NamedTuple):
     window_dir: npt.NDArray[np.int32]  #: int32[n_windows]
     cell_window_start: npt.NDArray[np.int32]  #: int32[n_cells+1]
     cell_window_list: npt.NDArray[np.int32]  #: int32[...]
-    params: npt.NDArray[np.int64]  #: int64[7]: see the P_* indices
+    params: npt.NDArray[np.int64]  #: int64[9]: see the P_* indices
     #: the evaluation's constant table, read only by :mod:`gomoku_engine.eval`
     #: (``eval_table``: int32[65536] a point's value per 4-pattern code)
     eval_table: npt.NDArray[np.int32]
@@ -136,6 +138,14 @@ P_STRIDE = 3
 P_EXACT_WHITE = 4
 P_CARO = 5  # 1: a five blocked at both ends by the opponent does not win
 P_RENJU = 6  # 1: black's fouls are kept in Position.foul
+# a line key's index into Tables.line_pair: (key >> P_KEY_SHIFT) & P_KEY_MASK
+P_KEY_SHIFT = 7
+P_KEY_MASK = 8
+#: freestyle's line table, indexed by the eight cells within four of the point: a five
+#: through the point lies within them, so the cells five away change no pattern (a test
+#: checks the full table), and the table shrinks from 1 MiB to 64 KiB, which stays in a
+#: core's L2 cache beside the evaluation's tables
+_FREESTYLE_KEY_SHIFT, _FREESTYLE_KEY_MASK = 2, (1 << 16) - 1
 
 
 def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> Tables:
@@ -149,11 +159,16 @@ def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> 
     rng = np.random.default_rng(ZOBRIST_SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)
     zobrist = zobrist.astype(np.uint64) * np.uint64(2) + np.uint64(1)
+    line = line_table(rule).astype(np.uint8)
+    line_pair = line[0] | (line[1] << 4)
+    shift, mask = 0, line_pair.shape[0] - 1
+    if rule == Rule.FREESTYLE:
+        shift, mask = _FREESTYLE_KEY_SHIFT, _FREESTYLE_KEY_MASK
+        line_pair = np.ascontiguousarray(line_pair[np.arange(mask + 1) << shift])
     params = np.array([int(rule.exact_five(BLACK)), geometry.width, geometry.height,
                        geometry.stride, int(rule.exact_five(3 - BLACK)), int(rule.caro),
-                       int(rule == Rule.RENJU)], np.int64)
-    line = line_table(rule).astype(np.uint8)
-    return Tables(line[0] | (line[1] << 4), threat, foul, zobrist, geometry.directions,
+                       int(rule == Rule.RENJU), shift, mask], np.int64)
+    return Tables(line_pair, threat, foul, zobrist, geometry.directions,
                   geometry.neighbourhood, geometry.points, geometry.windows,
                   geometry.window_dir, geometry.cell_window_start, geometry.cell_window_list,
                   params, eval_table(rule, evaluation))
@@ -205,6 +220,12 @@ def _slot_shift(offset: int) -> int:
 def pattern_at(pos: Position, side: int, cell: int, d: int) -> int:
     """The line pattern of ``side`` (0 black, 1 white) at ``cell`` in direction ``d``."""
     return (pos.patterns[cell] >> (8 * d + 4 * side)) & 15
+
+
+@njit(inline="always")
+def line_index(tab: Tables, key: int) -> int:
+    """The index of a line key (``Position.keys``) into ``tab.line_pair``."""
+    return (key >> tab.params[P_KEY_SHIFT]) & tab.params[P_KEY_MASK]
 
 
 @njit(inline="always")
@@ -307,7 +328,7 @@ def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
     """Re-read the patterns of an empty, counted point whose line ``d`` changed."""
     shift = 8 * d
     word = pos.patterns[cell]
-    changed = (tab.line_pair[pos.keys[cell, d]] ^ (word >> shift)) & 0xFF
+    changed = (tab.line_pair[line_index(tab, pos.keys[cell, d])] ^ (word >> shift)) & 0xFF
     if changed == 0:
         return  # often: a stone four or five cells away changes nothing
     _log_point(pos, cell, d)
@@ -357,7 +378,7 @@ def _add_point(pos: Position, tab: Tables, cell: int) -> None:
     """Compute all patterns of an empty point and count it (:func:`reset_position`)."""
     word = 0
     for d in range(4):
-        word |= tab.line_pair[pos.keys[cell, d]] << (8 * d)
+        word |= tab.line_pair[line_index(tab, pos.keys[cell, d])] << (8 * d)
     pos.patterns[cell] = word
     for side in range(2):
         pos.threat_count[side, T_NONE] += 1  # counted as an empty T_NONE point, then

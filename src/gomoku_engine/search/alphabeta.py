@@ -67,7 +67,7 @@ from ..eval import evaluate, move_score
 from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..game.position import (
     P_HEIGHT, P_RENJU, P_STRIDE, P_WIDTH, PLY, TO_MOVE, X_MAX, X_MIN, Y_MAX, Y_MIN, Position,
-    Tables, defends, find_threat, find_threat_near, four_points,
+    Tables, defends, find_threat, find_threat_near, four_points, line_index,
     make_move, pattern_at, unmake_move,
 )
 from .params import (  # the tunables: why each has its value is said there
@@ -358,7 +358,8 @@ def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them
                 if k == 0 or pos.cells[cell] != EMPTY:
                     continue
                 slot = k + 5 if k < 0 else k + 4
-                after = (tab.line_pair[key | (ours << (2 * slot))] >> (4 * them)) & 15
+                after = (tab.line_pair[line_index(tab, key | (ours << (2 * slot)))]
+                         >> (4 * them)) & 15
                 if after < before:
                     ss.defence_mark[cell] = stamp
 
