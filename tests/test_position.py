@@ -104,7 +104,7 @@ def test_line_table_index_reads_every_key_as_the_full_table(rule):
     tables = Board(15, rule=rule).tables
     full = line_table(rule).astype(np.uint8)
     keys = np.arange(full.shape[1], dtype=np.int64)
-    index = (keys >> tables.params[position.P_KEY_SHIFT]) & tables.params[position.P_KEY_MASK]
+    index = position.line_index.py_func(tables, keys)  # the kernels' own index, on every key
     assert np.array_equal(tables.line_pair[index], full[0] | (full[1] << 4))
     if rule == Rule.FREESTYLE:
         assert tables.line_pair.nbytes == 1 << 16

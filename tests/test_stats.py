@@ -7,6 +7,9 @@ import math
 import click
 import pytest
 
+from gomoku_engine.arena.match import MatchResult
+from gomoku_engine.arena.referee import GameRecord, MoveRecord
+from gomoku_engine.arena.report import move_time_lines
 from gomoku_engine.cli.arena_commands import _parse_sprt
 from gomoku_engine.arena.stats import (Sprt, elo_estimate, elo_estimate_pairs, elo_from_score,
                                  pentanomial, score_from_elo)
@@ -165,9 +168,6 @@ def test_pairs_sprt_waits_for_min_games():
 
 
 # --- the match report's move times ---------------------------------------------------------
-from gomoku_engine.arena.match import MatchResult  # noqa: E402
-from gomoku_engine.arena.referee import GameRecord, MoveRecord  # noqa: E402
-from gomoku_engine.arena.report import move_time_lines  # noqa: E402
 
 
 def test_first_moves_are_reported_apart_with_their_own_over_turn_count():
