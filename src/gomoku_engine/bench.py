@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .core.constants import Rule
@@ -88,13 +89,20 @@ class BenchReport:
 
 
 def run_bench(depth: int = DEFAULT_DEPTH,
-              positions: tuple[BenchPosition, ...] = POSITIONS) -> BenchReport:
-    """Search every position to ``depth`` plies from a cleared TT of 16 MiB."""
+              positions: tuple[BenchPosition, ...] = POSITIONS,
+              params: Mapping[str, float] | None = None) -> BenchReport:
+    """Search every position to ``depth`` plies from a cleared TT of 16 MiB, with the
+    search's tunables ``params`` (name to value; defaults for the others).
+
+    :raises ValueError: for an unknown tunable or a value outside its range.
+    """
     engines: dict[tuple[int, Rule], Engine] = {}
     lines = []
     for pos in positions:
-        engine = engines.setdefault((pos.size, pos.rule),
-                                    Engine(pos.size, rule=pos.rule, hash_mb=BENCH_HASH_MB))
+        if (pos.size, pos.rule) not in engines:
+            engines[pos.size, pos.rule] = Engine(pos.size, rule=pos.rule,
+                                                 hash_mb=BENCH_HASH_MB, params=params)
+        engine = engines[pos.size, pos.rule]
         engine.new_game()
         for x, y in parse_moves(pos.moves):
             engine.board.play(x, y)

@@ -18,17 +18,17 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from .core.constants import BLACK, Rule
 from .core.notation import Point
 from .core.opening_rules import OPENING_RULES
 from .game.board import Board
-from .search.alphabeta import clear_search_state
+from .search.alphabeta import clear_search_state, set_search_params
 from .search.driver import SearchDriver, avoid_excluded, new_states
 from .search.limits import Limits, SearchInfo, SearchResult, SolveResult, ms_since
-from .search.params import DEFAULT_HASH_MB, MAX_THREADS
+from .search.params import DEFAULT_HASH_MB, MAX_THREADS, check_param, make_params
 from .search.root_threats import SOLVE_KINDS, RootThreats
 from .search.smp import HelperPool
 from .search.threats import clear_threat_state
@@ -60,15 +60,21 @@ class Engine:
         or ``"handset"`` (:func:`gomoku_engine.eval.classical.combination_tables`).
     :param opening_rule: a name of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`:
         where black's first stone may go (``"lin"``: Lin's rule).
-    :raises ValueError: on an unsupported size, an unknown algorithm, evaluation or
-        opening rule.
+    :param params: values of the search's tunables by name
+        (:data:`gomoku_engine.search.params.TUNABLES`, listed by ``gomoku-engine tune
+        --list``); the others keep their defaults.  Set at run time: no recompiling.
+    :raises ValueError: on an unsupported size, an unknown algorithm, evaluation,
+        opening rule or tunable, or a tunable's value outside its range.
     """
 
     def __init__(self, width: int = 15, height: int | None = None,
                  rule: Rule = Rule.FREESTYLE, hash_mb: float = DEFAULT_HASH_MB,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
                  ga_config: GAConfig | None = None, evaluation: str = "learned",
-                 opening_rule: str = "none") -> None:
+                 opening_rule: str = "none", params: Mapping[str, float] | None = None
+                 ) -> None:
+        #: every tunable's value by name (:meth:`set_param` changes them)
+        self.params = make_params(params)
         self.hash_mb = hash_mb
         #: the table size it was built with (MiB), to return to when a limit is lifted
         self.default_hash_mb = hash_mb
@@ -81,7 +87,7 @@ class Engine:
         #: figures of the last genetic search: generations, evaluations, how it chose
         self.last_ga: dict[str, int | str] = {}
         self.board = Board(width, height, rule, evaluation)
-        self._state, self._threats = new_states(self.board.geometry, hash_mb)
+        self._state, self._threats = new_states(self.board.geometry, hash_mb, self.params)
         self._lock = threading.Lock()
         #: search threads: the main one and ``threads - 1`` lazy-SMP helpers (:mod:`.smp`)
         self.threads = 1
@@ -102,7 +108,8 @@ class Engine:
             resized = (width, height) != (self.board.width, self.board.height)
             self.board = Board(width, height, rule, self.board.evaluation)
             if resized:
-                self._state, self._threats = new_states(self.board.geometry, self.hash_mb)
+                self._state, self._threats = new_states(self.board.geometry, self.hash_mb,
+                                                        self.params)
         self.clear_hash()
 
     def set_rule(self, rule: Rule) -> None:
@@ -150,7 +157,29 @@ class Engine:
         """Resize the transposition table (MiB); its contents are lost."""
         if megabytes != self.hash_mb:
             self.hash_mb = megabytes
-            self._state, self._threats = new_states(self.board.geometry, self.hash_mb)
+            self._state, self._threats = new_states(self.board.geometry, self.hash_mb,
+                                                    self.params)
+
+    def set_param(self, name: str, value: float | str) -> None:
+        """Set one of the search's tunables (``INFO param NAME VALUE``) for the next
+        searches; no recompiling.  An integer tunable's value is rounded.
+
+        :param name: a name of :data:`gomoku_engine.search.params.TUNABLES`, in any case.
+        :raises ValueError: for an unknown name or a value outside the tunable's range
+            (the tunables are then unchanged).
+        """
+        key, number = check_param(name, value)
+        self.params[key] = number
+        set_search_params(self._state, self.params)
+
+    def set_params(self, values: Mapping[str, float | str]) -> None:
+        """Set every tunable: those in ``values`` (name to value) as :meth:`set_param`
+        does, the others back to their defaults.
+
+        :raises ValueError: as :meth:`set_param` (the tunables are then unchanged).
+        """
+        self.params = make_params(values)
+        set_search_params(self._state, self.params)
 
     def set_threads(self, count: int) -> None:
         """Search with ``count`` threads (1..MAX_THREADS; clamped): the main search and

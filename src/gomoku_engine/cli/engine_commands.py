@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import click
 
 from ..core.notation import format_pair, format_point, format_score, parse_moves
-from .group import ALGORITHM_CHOICE, ALGORITHM_HELP, LEVEL_HELP, RULE_CHOICE, RULES, main, serve
+from .group import (
+    ALGORITHM_CHOICE, ALGORITHM_HELP, LEVEL_HELP, PARAM_OPTION, RULE_CHOICE, RULES, main, serve,
+)
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -25,12 +27,14 @@ if TYPE_CHECKING:
 @click.option("--threads", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Search threads (lazy SMP), as INFO thread_num (which overrides it); "
                    "for managers that do not send it, such as Piskvork.")
+@PARAM_OPTION
 @click.pass_context
 def serve_command(ctx: click.Context, level: int | None, algorithm: str, seed: int,
-                  max_depth: int | None, threads: int) -> None:
+                  max_depth: int | None, threads: int, params: dict[str, float]) -> None:
     """Serve the Gomocup protocol on stdin/stdout (what managers run), with these
     initial settings."""
-    serve(ctx, level or ctx.obj.get("level") or 10, algorithm, seed, max_depth, threads)
+    serve(ctx, level or ctx.obj.get("level") or 10, algorithm, seed, max_depth, threads,
+          {**ctx.obj.get("params", {}), **params})
 
 
 #: what each kernel group of ``warmup`` holds (kernels.KERNEL_GROUPS; not imported here:
@@ -77,7 +81,9 @@ def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
 @click.option("--warmup", "warm_first", is_flag=True,
               help="First compile (or load) the kernels a game needs, as `warmup` does, and "
                    "print its time (one process for both: a cluster worker's check).")
-def bench(depth: int | None, nodes: int | None, warm_first: bool) -> None:
+@PARAM_OPTION
+def bench(depth: int | None, nodes: int | None, warm_first: bool,
+          params: dict[str, float]) -> None:
     """Search fixed positions to a fixed depth; print nodes, nodes/s and a signature."""
     if warm_first:
         from ..kernels import warmup as load
@@ -86,11 +92,11 @@ def bench(depth: int | None, nodes: int | None, warm_first: bool) -> None:
     if nodes is not None:
         if depth is not None:
             raise click.UsageError("give --depth or --nodes, not both")
-        _bench_nodes(nodes)
+        _bench_nodes(nodes, params)
         return
     from ..bench import DEFAULT_DEPTH, run_bench
 
-    report = run_bench(depth or DEFAULT_DEPTH)
+    report = run_bench(depth or DEFAULT_DEPTH, params=params)
     for line in report.lines:
         click.echo(f"{line.position.name:22s} nodes {line.nodes:10d}  score {line.score:8d}  "
                    f"best {format_pair(line.move):6s} ({format_point(line.move)})  "
@@ -102,14 +108,14 @@ def bench(depth: int | None, nodes: int | None, warm_first: bool) -> None:
     click.echo(f"Bench signature : {report.signature}")
 
 
-def _bench_nodes(nodes: int) -> None:
+def _bench_nodes(nodes: int, params: dict[str, float]) -> None:
     """Per ``bench`` position: the last depth completed within ``nodes`` nodes, the nodes
     when it completed, and the last iterations' node counts (``depth:nodes``)."""
     from ..bench import POSITIONS
     from ..engine import Engine, Limits, SearchInfo
 
     for pos in POSITIONS:
-        engine = Engine(pos.size, rule=pos.rule, hash_mb=64)
+        engine = Engine(pos.size, rule=pos.rule, hash_mb=64, params=params)
         engine.new_game()
         for x, y in parse_moves(pos.moves):
             engine.board.play(x, y)
@@ -136,8 +142,10 @@ def _bench_nodes(nodes: int) -> None:
 @click.option("--multipv", type=click.IntRange(1, None), default=1, show_default=True,
               help="Principal variations: the N best moves, each with its own score and "
                    "line (alpha-beta only).")
+@PARAM_OPTION
 def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None,
-            threats: bool, algorithm: str, seed: int, multipv: int) -> None:
+            threats: bool, algorithm: str, seed: int, multipv: int,
+            params: dict[str, float]) -> None:
     """Analyse POSITION (moves like h8i9j10, or x,y pairs; black first).
 
     Prints one line per completed iteration (with --multipv, per line of it, numbered;
@@ -150,6 +158,7 @@ def analyze(position: str, rule: str, size: int, time_ms: int, depth: int | None
 
     engine = _engine_at(position, size, rule)
     engine.set_algorithm(algorithm)
+    engine.set_params(params)
     engine.seed = seed
     game_rule = engine.board.rule
 

@@ -1,5 +1,5 @@
 """The ``gomoku-engine`` click group, the protocol without a subcommand, and the options
-its commands share (``--rule``, ``--algorithm``).
+its commands share (``--rule``, ``--algorithm``, ``--param``).
 
 With no subcommand ``gomoku-engine`` serves the Gomocup protocol on stdin/stdout, exactly
 like ``pbrain-gomoku-engine`` (the name managers look for; :mod:`gomoku_engine.pbrain`
@@ -37,6 +37,25 @@ class RuleChoice(click.Choice):
 
 RULE_CHOICE = RuleChoice()
 
+def _param_settings(ctx: click.Context, option: click.Parameter,
+                    texts: tuple[str, ...]) -> dict[str, float]:
+    """``--param NAME=VALUE`` (repeatable) as checked tunables' settings."""
+    from ..search.params import parse_assignments  # numpy: only when the option is used
+
+    if not texts:
+        return {}
+    try:
+        return parse_assignments(texts)
+    except ValueError as problem:
+        raise click.BadParameter(str(problem), ctx, option) from None
+
+
+#: ``--param NAME=VALUE``: one of the search's tunables (``gomoku-engine tune --list``)
+PARAM_OPTION = click.option(
+    "--param", "params", multiple=True, metavar="NAME=VALUE", callback=_param_settings,
+    help="Set one of the search's tunables (repeatable; `gomoku-engine tune --list` names "
+         "them), as INFO param does; no recompiling.")
+
 ALGORITHM_CHOICE = click.Choice(["alphabeta", "ga"])
 ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang (2014)."
 
@@ -46,8 +65,9 @@ ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang
 @click.option("--level", type=click.IntRange(1, 10), default=None, metavar="1..10",
               help="Strength level when serving the protocol (10 = full strength) "
                    "[default: 10].")
+@PARAM_OPTION
 @click.pass_context
-def main(ctx: click.Context, level: int | None) -> None:
+def main(ctx: click.Context, level: int | None, params: dict[str, float]) -> None:
     """Gomoku engine speaking the Gomocup (pbrain) protocol.
 
     Without a subcommand, serve the protocol on stdin/stdout (like ``serve``).
@@ -55,9 +75,11 @@ def main(ctx: click.Context, level: int | None) -> None:
     """
     ctx.ensure_object(dict)  # {"started_at": ...} from the entry point, if it set one
     if ctx.invoked_subcommand is None:
-        serve(ctx, level or 10)
-    elif level is not None:
-        ctx.obj["level"] = level  # read by ``serve``
+        serve(ctx, level or 10, params=params)
+    else:
+        if level is not None:
+            ctx.obj["level"] = level  # read by ``serve``
+        ctx.obj["params"] = params  # read by ``serve``
 
 
 LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strength); "
@@ -65,9 +87,12 @@ LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strengt
 
 
 def serve(ctx: click.Context, level: int, algorithm: str = "alphabeta", seed: int = 0,
-           max_depth: int | None = None, threads: int = 1) -> None:
-    """The protocol loop on stdin/stdout at these settings; its clock starts when the
-    process started (``ctx.obj["started_at"]``, set by :mod:`gomoku_engine.pbrain`)."""
+          max_depth: int | None = None, threads: int = 1,
+          params: dict[str, float] | None = None) -> None:
+    """The protocol loop on stdin/stdout at these settings (``params``: tunables by name);
+    its clock starts when the process started (``ctx.obj["started_at"]``, set by
+    :mod:`gomoku_engine.pbrain`)."""
     from ..protocol.stdio import serve as serve_stdio
 
-    serve_stdio(level, algorithm, seed, max_depth, threads, started_at=ctx.obj.get("started_at"))
+    serve_stdio(level, algorithm, seed, max_depth, threads, started_at=ctx.obj.get("started_at"),
+                params=params)

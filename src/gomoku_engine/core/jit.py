@@ -5,7 +5,10 @@
   thread keeps running while a search thinks (``../shared/protocol.md`` section 9.4).
 * numba's cache does not notice when a kernel's *callee* in another file changes (numba
   docs, "developer/caching").  :func:`_drop_stale_cache` therefore keys the whole cache on a
-  hash of every source file of the package and clears it when any file changed.
+  hash of the sources the kernels are made of (:func:`kernel_sources`: the modules that
+  define jitted code or cached tables and every module of the package they import) and
+  clears it when one of them changed; editing the CLI, the protocol loop or a document
+  recompiles nothing.
 * :func:`atomic_load` reads a stop flag with an atomic (monotonic) load; a plain load in a
   tight loop can be hoisted by LLVM and never see the flag change (protocol notes 9.4).
 * :func:`monotonic_ns` reads the monotonic clock from inside a kernel (``clock_gettime``,
@@ -20,6 +23,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import sys
@@ -51,15 +55,96 @@ _STAMP = _CACHE_DIR / "numba-source-hash.txt"
 _CACHE_SUFFIXES = (".nbi", ".nbc", ".npy", ".npz", ".stamp")
 
 
-def _source_files() -> list[Path]:
-    """Every Python source of the package, subpackages included, in a fixed order."""
-    return sorted(_PACKAGE_DIR.rglob("*.py"))
+#: names whose use (as a decorator or a call) makes a module a kernel module: it defines
+#: compiled code, or a table cached beside it (:func:`cached_arrays`)
+_KERNEL_MAKERS = frozenset({"njit", "jit", "intrinsic", "overload", "cached_arrays"})
 
 
-def _source_hash() -> str:
+def _module_name(path: Path, package_dir: Path) -> tuple[str, ...]:
+    """``search/alphabeta.py`` -> ``("search", "alphabeta")``; a package's ``__init__.py``
+    is the package itself (``()`` for the root)."""
+    parts = path.relative_to(package_dir).with_suffix("").parts
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _makes_kernels(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        target = node.func if isinstance(node, ast.Call) else node
+        name = (target.id if isinstance(target, ast.Name)
+                else target.attr if isinstance(target, ast.Attribute) else None)
+        if name in _KERNEL_MAKERS and isinstance(node, (ast.Call, ast.Name, ast.Attribute)):
+            return True
+    return False
+
+
+def _imported(tree: ast.AST, module: tuple[str, ...], is_package: bool,
+              root: str) -> set[tuple[str, ...]]:
+    """The package's modules ``module`` imports (names relative to the package root), with
+    each ``from X import a`` also naming ``X.a`` in case ``a`` is a submodule."""
+    found: set[tuple[str, ...]] = set()
+    here = module if is_package else module[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[:len(here) - (node.level - 1)] if node.level > 1 else here
+                if node.level - 1 > len(here):
+                    continue
+                base = base + tuple(node.module.split(".")) if node.module else base
+            elif node.module and node.module.split(".")[0] == root:
+                base = tuple(node.module.split(".")[1:])
+            else:
+                continue
+            found.add(base)
+            found.update(base + (alias.name,) for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == root:
+                    found.add(tuple(parts[1:]))
+    return found
+
+
+def kernel_sources(package_dir: Path = _PACKAGE_DIR) -> list[Path]:
+    """The source files the compiled kernels are made of, in a fixed order: every module
+    of the package that defines jitted code or a cached table (it uses ``njit``,
+    ``intrinsic``, ``cached_arrays``...), and every module of the package such a module
+    imports, transitively (the constants and callees numba compiles in).  A module only
+    imported *by* them (the CLI, the protocol loop, the driver) is not one of them."""
+    texts = {_module_name(path, package_dir): (path, path.read_bytes())
+             for path in package_dir.rglob("*.py")}
+    trees: dict[tuple[str, ...], ast.AST | None] = {}
+
+    def tree(name: tuple[str, ...]) -> ast.AST | None:
+        # parsed only when needed: parsing all of the package cost 0.4 s at every start
+        if name not in trees:
+            try:
+                trees[name] = ast.parse(texts[name][1])
+            except SyntaxError:
+                trees[name] = None  # it cannot hold a kernel; importing it fails anyway
+        return trees[name]
+
+    root = package_dir.name
+    todo = [name for name, (_, text) in texts.items()
+            if any(word.encode() in text for word in _KERNEL_MAKERS)
+            and _makes_kernels(tree(name) or ast.Module(body=[], type_ignores=[]))]
+    seen = set(todo)
+    while todo:
+        name = todo.pop()
+        parsed = tree(name)
+        if parsed is None:
+            continue
+        for other in _imported(parsed, name, texts[name][0].name == "__init__.py", root):
+            if other in texts and other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return sorted(texts[name][0] for name in seen)
+
+
+def kernel_source_hash(package_dir: Path = _PACKAGE_DIR) -> str:
+    """SHA-256 of the :func:`kernel_sources` (names and contents): the key of the cache."""
     digest = hashlib.sha256()
-    for path in _source_files():
-        digest.update(path.relative_to(_PACKAGE_DIR).as_posix().encode())
+    for path in kernel_sources(package_dir):
+        digest.update(path.relative_to(package_dir).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -69,20 +154,36 @@ def _cache_dirs() -> list[Path]:
     return sorted(p for p in _PACKAGE_DIR.rglob("__pycache__") if p.is_dir())
 
 
+def _files_signature(package_dir: Path = _PACKAGE_DIR) -> str:
+    """A digest of every source file's name, size and modification time: when it is the
+    one the stamp recorded, no source changed and the kernels' sources need not be read
+    (finding them costs about 0.1 s, at every start of the engine)."""
+    digest = hashlib.sha256()
+    for path in sorted(package_dir.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(package_dir).as_posix()} {stat.st_size} "
+                      f"{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
 def _drop_stale_cache() -> None:
-    """Delete numba's cache files, in every folder of the package, when any source file
-    of the package (subpackages included) has changed."""
+    """Delete numba's cache files, in every folder of the package, when a source the
+    kernels are made of (:func:`kernel_sources`) has changed.  The stamp holds the
+    kernels' source hash and the files' signature (:func:`_files_signature`)."""
     try:
-        current = _source_hash()
-        if _STAMP.exists() and _STAMP.read_text().strip() == current:
+        files = _files_signature()
+        recorded = _STAMP.read_text().split() if _STAMP.exists() else []
+        if len(recorded) == 2 and recorded[1] == files:
             return
-        _CACHE_DIR.mkdir(exist_ok=True)
-        for folder in _cache_dirs():
-            for path in folder.iterdir():
-                if path.suffix in _CACHE_SUFFIXES:
-                    path.unlink(missing_ok=True)
+        current = kernel_source_hash()
+        if not recorded or recorded[0] != current:
+            _CACHE_DIR.mkdir(exist_ok=True)
+            for folder in _cache_dirs():
+                for path in folder.iterdir():
+                    if path.suffix in _CACHE_SUFFIXES:
+                        path.unlink(missing_ok=True)
         tmp = _STAMP.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(current)
+        tmp.write_text(f"{current}\n{files}\n")
         tmp.replace(_STAMP)
     except OSError:
         # A read-only install still works: numba then compiles in memory.

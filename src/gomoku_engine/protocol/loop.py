@@ -27,7 +27,7 @@ a move request is never answered with ERROR once a game exists.  Only
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import BinaryIO
 
 from .. import __version__
@@ -36,6 +36,7 @@ from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
 from ..search.levels import MAX_LEVEL
+from ..search.params import check_params
 from .board_commands import block_points, board_stones, read_block, swap2_stones
 from .game_state import GameState
 from .engine_holder import EngineHolder
@@ -99,7 +100,10 @@ class ProtocolLoop:
     :param warm_up: load the kernels in the background (False: each loads on first use).
     :param started_at: ``time.perf_counter()`` when the process started (default: now),
         from which the first ``START`` waits at most ``START_WAIT_S`` for the kernels.
-    :raises ValueError: for an unknown ``algorithm``.
+    :param params: the search's tunables away from their defaults, by name, until ``INFO
+        param`` changes them (``--param``).
+    :raises ValueError: for an unknown ``algorithm``, an unknown tunable or a value outside
+        its range.
     """
 
     def __init__(self, stdin: BinaryIO, stdout: BinaryIO,
@@ -107,13 +111,14 @@ class ProtocolLoop:
                  warm_up: bool = True, level: int = MAX_LEVEL,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
                  max_depth: int | None = None, started_at: float | None = None,
-                 threads: int = 1) -> None:
+                 threads: int = 1, params: Mapping[str, float] | None = None) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
         self.out = Output(stdout)
         self._threads = CommandThreads(stdin, self.out, self._dispatch, self._stop_search)
         self._settings = Settings(level=level, algorithm=algorithm, seed=seed,
-                                  max_depth=max_depth, threads=threads)
+                                  max_depth=max_depth, threads=threads,
+                                  params=check_params(params or {}))
         self._game: GameState | None = None  # from START on; the engine's board follows it
         self._started_at = time.perf_counter() if started_at is None else started_at
         self._engines = EngineHolder(engine_factory or (lambda w, h: Engine(w, h)),

@@ -9,8 +9,8 @@ section 3).
 
 Yixin-Board's ``INFO hash_size`` (KiB) sizes the transposition table with ``max_memory``
 (:meth:`Settings.hash_mb`).  This engine's extensions: ``INFO algorithm``, ``INFO evaluation``, ``INFO opening`` (the
-opening rule of black's first stone), ``INFO seed`` and ``INFO threats`` (a sum of the
-``THREATS_*`` bits below).
+opening rule of black's first stone), ``INFO seed``, ``INFO threats`` (a sum of the
+``THREATS_*`` bits below) and ``INFO param NAME VALUE`` (one of the search's tunables).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..core.opening_rules import OPENING_RULES
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, Engine
 from ..eval.classical import EVALUATIONS
 from ..search.levels import MAX_LEVEL, level_for_strength
+from ..search.params import check_param
 from ..search.timeman import TimeControl
 from ..kernels import kernel_groups
 from .messages import ignored_info_line
@@ -74,6 +75,9 @@ class Settings:
     opening_rule: str = "none"
     #: ``INFO thread_num``: search threads (lazy SMP, :meth:`Engine.set_threads`)
     threads: int = 1
+    #: ``INFO param NAME VALUE`` (and ``--param``): the search's tunables set away from
+    #: their defaults (:data:`gomoku_engine.search.params.TUNABLES`), by name
+    params: dict[str, float] = field(default_factory=dict)
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
     #: reading while it sends INFO, protocol notes section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
@@ -105,6 +109,7 @@ class Settings:
         engine.seed = self.seed
         engine.set_opening_rule(self.opening_rule)
         engine.set_threads(self.threads)
+        engine.set_params(self.params)
         hash_mb = self.hash_mb()
         engine.set_hash_size(engine.default_hash_mb if hash_mb is None else hash_mb)
 
@@ -206,6 +211,8 @@ def apply_info(settings: Settings, rest: str) -> Changed:
     key = key.lower()
     if key in NAMED_SETTINGS:
         return _set_name(settings, key, value)
+    if key == "param":
+        return _set_param(settings, value)
     store = _NUMBER_SETTINGS.get(key)
     if store is None:
         return Changed.NOTHING
@@ -229,6 +236,21 @@ def _set_name(settings: Settings, key: str, name: str) -> Changed:
         return Changed.NOTHING
     setattr(settings, attribute, name)
     return Changed.ENGINE | Changed.KERNELS
+
+
+def _set_param(settings: Settings, text: str) -> Changed:
+    """``INFO param NAME VALUE``: one of the search's tunables for the next searches (no
+    recompiling); an unknown name, a missing or bad value, or one outside the tunable's
+    range answers an ``ERROR`` line and changes nothing."""
+    name, value = split_word(text)
+    settings.pending_lines.pop("param", None)
+    try:
+        key, number = check_param(name, value.strip())
+    except ValueError as problem:
+        settings.pending_lines["param"] = f"ERROR INFO param {text.strip()}: {problem}"
+        return Changed.NOTHING
+    settings.params[key] = number
+    return Changed.ENGINE
 
 
 def rule_from_info(code: int) -> tuple[Rule, bool, str | None]:

@@ -54,6 +54,7 @@ Mate scores are stored in the transposition table relative to the node (Stockfis
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -70,11 +71,9 @@ from ..game.position import (
     Tables, defends, find_threat, find_threat_near, four_points, line_index,
     make_move, pattern_at, unmake_move,
 )
-from .params import (  # the tunables: why each has its value is said there
-    BLOCK_ORDER_BONUS, COUNTER_BONUS, DEFAULT_BREADTH, DEFAULT_ROOT_BREADTH, FUTILITY_DEPTH,
-    FUTILITY_MARGIN, HISTORY_CAP, HISTORY_MAX, HORIZON_VCF_DEPTH, IIR_DEPTH, KILLER_BONUS,
-    LMR_BASE, LMR_DIVISOR, LMR_MIN_DEPTH, LMR_TABLE_SIZE, MOVE_COUNT_DEPTH, ONE_PLY,
-    RAZOR_MARGIN, THREAT_ORDER_BONUS, TT_AGE_WEIGHT, TT_BUCKET,
+# the tunables (``ss.tune[0].<name>``): why each has its value is said in params.py
+from .params import (
+    LMR_TABLE_SIZE, ONE_PLY, PARAMS_DTYPE, TT_BUCKET, make_params, params_record,
 )
 from .threats import ABORTED, LINE_LEN
 from .threats import DEADLINE as VCF_DEADLINE
@@ -95,8 +94,7 @@ STOPPED = 1
 NODE_LIMIT = 2
 SELDEPTH = 3
 ALLOW_STOP = 4
-ROOT_BREADTH = 5
-BREADTH = 6
+# 5 and 6 are free (the breadth limits were counters; they are tunables now)
 DEADLINE = 7  # kernel_clock_ns() value at which to stop; 0: none
 ROOT_FILTER = 8  # 1: only root moves with root_allowed[cell] != 0 are searched
 HORIZON_VCF = 9  # node budget of the VCF at the horizon; 0: off
@@ -151,6 +149,13 @@ class SearchState(NamedTuple):
     #: opponent's threat lines hold its call's stamp (``counters[DEFENCE_STAMP]``), so
     #: older marks need no clearing
     defence_mark: npt.NDArray[np.int64]
+    #: PARAMS_DTYPE[1] the tunables (:data:`gomoku_engine.search.params.TUNABLES`), read by
+    #: the kernel as ``ss.tune[0].<name>``; set with :func:`set_search_params`
+    tune: npt.NDArray[np.void]
+    #: int32[2, 8] move-ordering bonus by threat class (``T_NONE`` .. ``T_FIVE``): row 0 of
+    #: the class a move makes for the side to move, row 1 of the class it takes from the
+    #: opponent; derived from the tunables ``order_*``
+    order_bonus: npt.NDArray[np.int32]
 
 
 def tt_entries_for(megabytes: float) -> int:
@@ -159,8 +164,14 @@ def tt_entries_for(megabytes: float) -> int:
     return 1 << (entries.bit_length() - 1)
 
 
-def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> SearchState:
-    """Allocate a :class:`SearchState` with a transposition table of ``tt_megabytes`` MiB."""
+def new_search_state(n_cells: int, n_points: int, tt_megabytes: float,
+                     params: Mapping[str, float] | None = None) -> SearchState:
+    """Allocate a :class:`SearchState` with a transposition table of ``tt_megabytes`` MiB.
+
+    :param params: tunables' values by name (:func:`gomoku_engine.search.params.make_params`;
+        those not given take their defaults).
+    :raises ValueError: for an unknown tunable or a value outside its range.
+    """
     size = tt_entries_for(tt_megabytes)
     counters = np.zeros(N_COUNTERS, np.int64)
     state = SearchState(
@@ -169,7 +180,7 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
         history=np.empty((2, n_cells), np.int32),
         counter_moves=np.empty((2, n_cells), np.int32),
         eval_stack=np.zeros(MAX_PLY + 1, np.int32),
-        reductions=reduction_table(),
+        reductions=np.zeros((LMR_TABLE_SIZE, LMR_TABLE_SIZE), np.float64),
         pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), np.int32),
         pv_len=np.zeros(MAX_PLY + 1, np.int32),
         move_buf=np.zeros((MAX_PLY, n_points), np.int32),
@@ -178,15 +189,30 @@ def new_search_state(n_cells: int, n_points: int, tt_megabytes: float) -> Search
         stop=np.zeros(1, np.int64),
         root_allowed=np.ones(n_cells, np.int8),
         defence_mark=np.zeros(n_cells, np.int64),
+        tune=np.zeros(1, PARAMS_DTYPE),
+        order_bonus=np.zeros((2, 8), np.int32),
     )
+    set_search_params(state, make_params(params))
     # Writing every entry now makes the OS map the pages here, outside any timed move: a
     # fresh table's pages were otherwise faulted in one by one during the first searches,
     # which under load made 200 ms moves 50-100 ms late.
     clear_search_state(state)
     counters[NODE_LIMIT] = np.iinfo(np.int64).max
-    counters[ROOT_BREADTH] = DEFAULT_ROOT_BREADTH
-    counters[BREADTH] = DEFAULT_BREADTH
     return state
+
+
+def set_search_params(ss: SearchState, values: Mapping[str, float]) -> None:
+    """Write every tunable's value (``values``: name to value, all of
+    :data:`~gomoku_engine.search.params.TUNABLES`, as ``make_params`` gives) into
+    ``ss.tune`` and rebuild the tables derived from them (the late-move reductions, the
+    threat classes' move-ordering bonus), in place: lazy-SMP helpers share these arrays."""
+    ss.tune[:] = params_record(values)
+    ss.reductions[:] = reduction_table(values["lmr_base"], values["lmr_divisor"])
+    ss.order_bonus[:] = 0
+    for row, prefix in ((0, "order_"), (1, "order_block_")):
+        ss.order_bonus[row, T_DOUBLE_THREE] = values[prefix + "double_three"]
+        ss.order_bonus[row, T_FOUR_THREE] = values[prefix + "four_three"]
+        ss.order_bonus[row, T_OPEN_FOUR] = values[prefix + "open_four"]
 
 
 def clear_search_state(ss: SearchState) -> None:
@@ -203,13 +229,14 @@ def clear_move_order(ss: SearchState) -> None:
     ss.counter_moves[:] = -1
 
 
-def reduction_table() -> npt.NDArray[np.float64]:
+def reduction_table(base: float, divisor: float) -> npt.NDArray[np.float64]:
     """``float64[LMR_TABLE_SIZE, LMR_TABLE_SIZE]``: the late-move reduction (plies) of the
-    move numbered ``m`` (1-based) at depth ``d``: ``LMR_BASE + log(d) log(m) / LMR_DIVISOR``
-    (the form of Stockfish's and rapfi's reduction tables; 0 where either is 0)."""
+    move numbered ``m`` (1-based) at depth ``d``: ``base + log(d) log(m) / divisor`` (the
+    form of Stockfish's and rapfi's reduction tables; 0 where either is 0).  The tunables
+    ``lmr_base`` and ``lmr_divisor`` give ``base`` and ``divisor``."""
     d = np.arange(LMR_TABLE_SIZE, dtype=np.float64)
     logs = np.log(np.maximum(d, 1.0))
-    table = LMR_BASE + np.outer(logs, logs) / LMR_DIVISOR
+    table = base + np.outer(logs, logs) / divisor
     table[0, :] = 0.0
     table[:, 0] = 0.0
     return table
@@ -287,6 +314,11 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
     k0 = ss.killers[ply, 0]
     k1 = ss.killers[ply, 1]
     counter = _counter_move(pos, ss, us)
+    tp = ss.tune[0]
+    killer_bonus = tp.killer_bonus
+    counter_bonus = tp.counter_bonus
+    history_shift = tp.history_shift
+    history_cap = tp.history_cap
     n = 0
     # the points within two of a stone, in board order (as tab.points): the stones'
     # bounding box grown by two, clipped to the board
@@ -308,14 +340,14 @@ def _collect_moves(pos: Position, tab: Tables, ss: SearchState, ply: int, tt_mov
             if cell == tt_move:
                 score = 1 << 30
             else:
-                score = (move_score(pos, us, cell) + THREAT_ORDER_BONUS[pos.threat[us, cell]]
-                         + BLOCK_ORDER_BONUS[pos.threat[them, cell]])
+                score = (move_score(pos, us, cell) + ss.order_bonus[0, pos.threat[us, cell]]
+                         + ss.order_bonus[1, pos.threat[them, cell]])
                 if cell == k0 or cell == k1:
-                    score += KILLER_BONUS
+                    score += killer_bonus
                 elif cell == counter:
-                    score += COUNTER_BONUS
-                h = ss.history[us, cell] >> 4
-                score += min(max(h, -HISTORY_CAP), HISTORY_CAP)
+                    score += counter_bonus
+                h = ss.history[us, cell] >> history_shift
+                score += min(max(h, -history_cap), history_cap)
             # insertion into the sorted top-``breadth`` prefix
             if n < breadth:
                 i = n
@@ -412,7 +444,7 @@ def _counter_move(pos: Position, ss: SearchState, us: int) -> int:
 def _history_update(ss: SearchState, us: int, move: int, bonus: int) -> None:
     """Add ``bonus`` (negative: a malus) to ``move``'s history, with gravity toward 0."""
     h = ss.history[us, move]
-    ss.history[us, move] = h + bonus - h * abs(bonus) // HISTORY_MAX
+    ss.history[us, move] = h + bonus - h * abs(bonus) // ss.tune[0].history_max
 
 
 @njit(inline="always")
@@ -453,7 +485,7 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
               depth: int, flag: int) -> None:
     """Store a search result in ``key``'s bucket: over its own entry if there is one (an
     unknown move keeps the old one), else over the entry of least depth, older entries
-    counting ``TT_AGE_WEIGHT`` plies less per search since they were stored."""
+    counting the tunable ``tt_age_weight`` plies less per search since they were stored."""
     base = int((key & np.uint64(ss.tt.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1))
     generation = ss.counters[GENERATION]
     slot = -1
@@ -467,7 +499,7 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
                 move = e.move
             break
         age = (generation - e.age) & 255
-        weight = e.depth - TT_AGE_WEIGHT * ONE_PLY * age
+        weight = e.depth - ss.tune[0].tt_age_weight * ONE_PLY * age
         if weight < worst:
             worst = weight
             slot = i
@@ -544,15 +576,16 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0  # board full: draw
     if depth <= 0 or ply >= MAX_PLY - 2:
+        fours = ss.tune[0].horizon_vcf_depth
         if (ss.counters[HORIZON_VCF] > 0 and four_points(pos, us) > 0
-                and ply + 2 * HORIZON_VCF_DEPTH + 2 < MAX_PLY):
+                and ply + 2 * fours + 2 < MAX_PLY):
             ts.counters[VCF_NODES] = 0
             ts.counters[VCF_NODE_LIMIT] = ss.counters[HORIZON_VCF]
             ts.counters[ABORTED] = 0
             ts.counters[VCF_DEADLINE] = 0
             # np.int64(): a literal argument would make numba compile a second
             # specialisation of the recursive solver, which crashes when cached.
-            won = vcf(pos, tab, ts, np.int64(HORIZON_VCF_DEPTH), np.int64(0))
+            won = vcf(pos, tab, ts, np.int64(fours), np.int64(0))
             ss.counters[NODES] += ts.counters[VCF_NODES]
             if won:
                 n = ts.counters[LINE_LEN]
@@ -581,6 +614,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                 return tt_score
     if static_eval == NO_EVAL:
         static_eval = evaluate(pos)
+    tp = ss.tune[0]
     ss.eval_stack[ply] = static_eval
     improving = ply >= 2 and static_eval > ss.eval_stack[ply - 2]
     # the opponent threatens a forced win (four-three or open-four points): only fours
@@ -589,20 +623,21 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
 
     if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
         # Reverse futility pruning (rapfi "futility pruning: child node", ~121 Elo).
-        if (depth <= FUTILITY_DEPTH * ONE_PLY
-                and static_eval - FUTILITY_MARGIN * (depth - (ONE_PLY if improving else 0))
-                // ONE_PLY >= beta):
+        if (depth <= tp.futility_depth * ONE_PLY
+                and static_eval - tp.futility_margin
+                * (depth - (tp.futility_improving if improving else 0)) // ONE_PLY >= beta):
             return static_eval
         # Razoring (rapfi's ~68 Elo step drops into a VCF search; we have no four to
         # start one, so the static evaluation stands).
-        if (depth <= 2 * ONE_PLY and static_eval + RAZOR_MARGIN * depth // ONE_PLY <= alpha
+        if (depth <= tp.razor_depth * ONE_PLY
+                and static_eval + tp.razor_margin * depth // ONE_PLY <= alpha
                 and four_points(pos, us) == 0):
             return static_eval
     # Internal iterative reduction: no TT move to search first, so likely a poor order.
-    if tt_move < 0 and depth >= IIR_DEPTH * ONE_PLY and (pv_node or cut_node != 0):
-        depth -= ONE_PLY
+    if tt_move < 0 and depth >= tp.iir_depth * ONE_PLY and (pv_node or cut_node != 0):
+        depth -= tp.iir_reduction
 
-    breadth = ss.counters[ROOT_BREADTH] if ply == 0 else ss.counters[BREADTH]
+    breadth = tp.root_breadth if ply == 0 else tp.breadth
     n = generate_moves(pos, tab, ss, ply, tt_move, breadth)
     if n == 0:
         return static_eval
@@ -616,7 +651,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     counter = _counter_move(pos, ss, us)
     prev = pos.moves[pos.state[PLY] - 1] if pos.state[PLY] > 0 else -1
     plies = depth / ONE_PLY  # float: the formulas below are in plies
-    move_limit = 3 + int(plies ** 1.3)
+    move_limit = tp.move_count_base + int(plies ** tp.move_count_exponent)
     if not improving:
         move_limit = move_limit // 2 + 1
     for i in range(n):
@@ -624,7 +659,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         quiet = pos.threat[us, move] < T_OPEN_THREE and pos.threat[them, move] < T_OPEN_THREE
         # Move-count pruning (rapfi ~107 Elo): once a move has been searched, quiet late
         # moves at shallow non-PV nodes are not tried.
-        if (quiet and not pv_node and not threatened and depth <= MOVE_COUNT_DEPTH * ONE_PLY
+        if (quiet and not pv_node and not threatened and depth <= tp.move_count_depth * ONE_PLY
                 and i >= move_limit and best > -MATE_BOUND):
             continue
         new_depth = depth - ONE_PLY
@@ -635,21 +670,21 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         else:
             # Late-move reduction (rapfi ~59 Elo), from the table, adjusted per move.
             r = 0
-            if depth >= LMR_MIN_DEPTH * ONE_PLY:
+            if depth >= tp.lmr_min_depth * ONE_PLY:
                 r = ONE_PLY * int(ss.reductions[min(depth // ONE_PLY, LMR_TABLE_SIZE - 1),
                                                 min(i + 1, LMR_TABLE_SIZE - 1)])
                 if pv_node:
-                    r -= ONE_PLY
+                    r -= tp.lmr_pv
                 if cut_node != 0:
-                    r += ONE_PLY
+                    r += tp.lmr_cut
                 if not improving:
-                    r += ONE_PLY
+                    r += tp.lmr_not_improving
                 if move == k0 or move == k1 or move == counter:
-                    r -= ONE_PLY
+                    r -= tp.lmr_killer
                 if not quiet:  # makes an open three or more, or stops one of theirs
-                    r -= 2 * ONE_PLY
-                if ss.history[us, move] > 64 * plies * plies:
-                    r -= ONE_PLY
+                    r -= tp.lmr_threat
+                if ss.history[us, move] > tp.lmr_history_threshold * plies * plies:
+                    r -= tp.lmr_history
                 if r > new_depth - ONE_PLY:
                     r = new_depth - ONE_PLY
                 if r < 0:
@@ -685,7 +720,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                         ss.counter_moves[us, prev] = move
                     # the move that cut gains, the moves ordered before it lose (quiet
                     # ones that move-count pruning skipped included)
-                    bonus = int(plies * plies)
+                    bonus = int(tp.history_bonus * plies * plies)
                     _history_update(ss, us, move, bonus)
                     for j in range(i):
                         _history_update(ss, us, ss.move_buf[ply, j], -bonus)

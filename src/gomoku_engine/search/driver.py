@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -30,21 +30,29 @@ from .alphabeta import (
 )
 from .multipv import RootFilter, root_move_first
 from .limits import Limits, SearchInfo, SearchResult, ms_since
-from .params import (
-    ASPIRATION_DELTA, ASPIRATION_DEPTH, FIRST_MOVE_DEPTH, HORIZON_VCF_NODES, STABLE_ITERATIONS,
-    TIME_FACTOR_MAX, TIME_SCORE_DROP, TIME_STABLE, TIME_UNSTABLE,
-)
+from .params import FIRST_MOVE_DEPTH
 from .root_threats import RootThreats
 from .smp import HelperPool
 from .threats import ThreatState, new_threat_state
 
 
-def new_states(geometry: Geometry, hash_mb: float) -> tuple[SearchState, ThreatState]:
-    """A search state with a transposition table of ``hash_mb`` MiB and a threat-solver
-    state sharing its stop flag, sized for ``geometry``'s board."""
+def new_states(geometry: Geometry, hash_mb: float, params: Mapping[str, float] | None = None
+               ) -> tuple[SearchState, ThreatState]:
+    """A search state with a transposition table of ``hash_mb`` MiB and the tunables
+    ``params`` (name to value; defaults for those not given), and a threat-solver state
+    sharing its stop flag, sized for ``geometry``'s board.
+
+    :raises ValueError: for an unknown tunable or a value outside its range.
+    """
     n_points = geometry.width * geometry.height
-    ss = new_search_state(geometry.n_cells, n_points, hash_mb)
+    ss = new_search_state(geometry.n_cells, n_points, hash_mb, params)
     return ss, new_threat_state(n_points, ss.stop, geometry.n_cells)
+
+
+def tunable(ss: SearchState, name: str) -> float:
+    """The value of the tunable ``name`` (:data:`gomoku_engine.search.params.TUNABLES`)
+    that the search state ``ss`` holds (an int for integer tunables)."""
+    return ss.tune[name][0].item()
 
 
 def _raise(flag: npt.NDArray[np.int64]) -> None:
@@ -162,8 +170,8 @@ class SearchDriver:
         ss.counters[DEADLINE], timer = start_clock(limits, start, ss.stop)
         ss.counters[ROOT_FILTER] = 0
         ss.counters[GENERATION] = (ss.counters[GENERATION] + 1) % 256
-        ss.counters[HORIZON_VCF] = (HORIZON_VCF_NODES if limits.threats and limits.horizon_vcf
-                                     else 0)
+        ss.counters[HORIZON_VCF] = (tunable(ss, "horizon_vcf_nodes")
+                                    if limits.threats and limits.horizon_vcf else 0)
         return timer
 
     def iterate(self, limits: Limits, start: float,
@@ -235,7 +243,7 @@ class SearchDriver:
                 break  # a forced move: nothing to choose
             stable = 0 if changed else stable + 1
             if limits.soft_ms is not None and elapsed >= limits.soft_ms * _time_factor(
-                    int(ss.counters[ROOT_CHANGED]) + changed, dropped, mate, stable):
+                    ss, int(ss.counters[ROOT_CHANGED]) + changed, dropped, mate, stable):
                 break
         return best
 
@@ -323,8 +331,8 @@ class SearchDriver:
             ``ss.counters[ROOT_SCORE]``.
         """
         board, ss = self.board, self.ss
-        alpha, beta, delta = -INFINITY, INFINITY, ASPIRATION_DELTA
-        if (previous is not None and depth >= ASPIRATION_DEPTH
+        alpha, beta, delta = -INFINITY, INFINITY, tunable(ss, "aspiration_delta")
+        if (previous is not None and depth >= tunable(ss, "aspiration_depth")
                 and mate_in(previous.score) is None):
             alpha, beta = previous.score - delta, previous.score + delta
         while True:
@@ -383,14 +391,16 @@ class SearchDriver:
         return best
 
 
-def _time_factor(changes: int, dropped: int, mate: int | None, stable: int) -> float:
+def _time_factor(ss: SearchState, changes: int, dropped: int, mate: int | None,
+                 stable: int) -> float:
     """How many soft budgets the move may use before no iteration starts (Stockfish's and
     rapfi's time use): more after ``changes`` best-move changes in the last iteration or a
     score drop of ``dropped`` (eval units; not for mate scores), less after ``stable``
-    iterations with the same best move; at most ``TIME_FACTOR_MAX``."""
-    factor = 1.0 + TIME_UNSTABLE * changes
+    iterations with the same best move; at most the tunable ``time_factor_max`` (the
+    tunables ``time_*`` of ``ss``)."""
+    factor = 1.0 + tunable(ss, "time_unstable") * changes
     if mate is None and dropped > 0:
-        factor += 0.5 * min(1.0, dropped / TIME_SCORE_DROP)
-    if stable >= STABLE_ITERATIONS:
-        factor *= TIME_STABLE
-    return min(factor, TIME_FACTOR_MAX)
+        factor += 0.5 * min(1.0, dropped / tunable(ss, "time_score_drop"))
+    if stable >= tunable(ss, "stable_iterations"):
+        factor *= tunable(ss, "time_stable")
+    return min(factor, tunable(ss, "time_factor_max"))

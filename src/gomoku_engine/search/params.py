@@ -3,10 +3,16 @@
 Only numbers that change play or speed live here; array layouts (the counter slots of
 :class:`~gomoku_engine.search.alphabeta.SearchState` and
 :class:`~gomoku_engine.search.threats.ThreatState`, the transposition-table record, salts)
-stay beside the code that indexes them.  The kernels import these names, and numba freezes
-a module global into the compiled code, so a kernel reads each as a constant: changing one
-recompiles the kernels (:mod:`gomoku_engine.core.jit` hashes every source file) and changes
-the bench signature.  The evaluation's own values are in :mod:`gomoku_engine.eval.classical`.
+stay beside the code that indexes them.
+
+Two kinds.  The :data:`TUNABLES` of the alpha-beta search and its iterative deepening are
+run-time data: each has a default, a range and an SPSA step, the kernels read them from a
+record (:data:`PARAMS_DTYPE`, ``SearchState.tune``), and ``INFO param NAME VALUE``,
+``--param NAME=VALUE`` and ``Engine(params=...)`` set them without recompiling
+(``gomoku-engine tune`` searches them by games).  The rest are module constants: numba
+freezes a module global into the compiled code, so changing one recompiles the kernels
+(:mod:`gomoku_engine.core.jit`).  The evaluation's own values are in
+:mod:`gomoku_engine.eval.classical`.
 
 Units: plies for depths, nodes for node budgets, milliseconds or shares of the soft time
 limit for time, the evaluation's unit (about 1/20 of rapfi's) for margins and scores.
@@ -14,9 +20,15 @@ limit for time, the evaluation's unit (about 1/20 of rapfi's) for margins and sc
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
 from ..core.constants import MAX_PLY
 
-# --- Alpha-beta (:mod:`gomoku_engine.search.alphabeta`) -------------------------------------
+# --- Alpha-beta and iterative deepening: the run-time tunables -----------------------------
 #: the search counts depth in fractional plies, this many units a ply: extensions and
 #: reductions of less than a ply (rapfi's float ``Depth``: a four and its block cost it 0.7
 #: ply) stay integers; a power of two, so the whole-ply parts are shifts
@@ -24,53 +36,243 @@ ONE_PLY = 16
 #: entries per transposition-table bucket: a position may sit in any of them (Stockfish's
 #: clusters); 4 entries of 24 bytes fill most of a 128-byte pair of cache lines
 TT_BUCKET = 4
-#: a new entry replaces the bucket's entry of least ``depth - TT_AGE_WEIGHT * age``, so
-#: entries of older moves go first (Stockfish's replacement rule)
-TT_AGE_WEIGHT = 8
-#: move-ordering bonus of the ply's killer moves and of the counter move (the move that
-#: last refuted the opponent's last move): below a threat's priority, above most quiet
-#: moves' one-ply priority; set by matches
-KILLER_BONUS = 300
-COUNTER_BONUS = 200
-#: move-ordering bonus by the threat class a candidate makes for the side to move (index:
-#: ``T_NONE`` .. ``T_FIVE``), and by the class it takes from the opponent: the classes that
-#: win by rule (double three, four-three, open four; ``alphabeta._quick_win``) and their
-#: defences stay within the breadth limit whatever the fitted point values say of them
-#: (those valued a double-three point at -142).  Only the winning classes: a bonus for
-#: every class (open threes and fours too) lost 15 Elo in self-play (docs/strength.md,
-#: ``tord50``); these sizes were set by hand, above a killer, below a TT move
-THREAT_ORDER_BONUS = (0, 0, 0, 2500, 0, 4000, 6000, 0)
-BLOCK_ORDER_BONUS = (0, 0, 0, 1500, 0, 2500, 3000, 0)
-#: a history score enters the move order clamped to +-HISTORY_CAP: history breaks ties
-#: between quiet moves, it does not outrank threats, killers or the counter move
-HISTORY_CAP = 250
-#: history values stay within +-HISTORY_MAX: each update moves a value toward the bound
-#: by a share of the distance left ("history gravity", Stockfish), so they never overflow
-#: over a long game and old results fade
-HISTORY_MAX = 16384
-#: breadth limit: the best this many candidates by move order are searched at the root and
-#: at inner nodes (weak candidates far from the fight are cut); set by matches
-DEFAULT_ROOT_BREADTH = 32
-DEFAULT_BREADTH = 16
-# Selectivity (rapfi's ``search/ab/search.cpp`` and Stockfish).  The evaluation's unit is
-# about 1/20 of rapfi's (a quiet move changes it by a few hundred to a few thousand), so the
-# margins are rapfi's scaled by about 20 and then set by matches (docs/strength.md).
-#: late-move reductions from this depth on
-LMR_MIN_DEPTH = 2
-LMR_BASE = 0.25
-LMR_DIVISOR = 0.75  #: reduction = LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR
-#: the reduction table's side (depths and move numbers beyond it use its last entry)
+#: the late-move reduction table's side (depths and move numbers beyond it use its last
+#: entry)
 LMR_TABLE_SIZE = 64
-FUTILITY_DEPTH = 5  #: reverse futility pruning at depth 1..FUTILITY_DEPTH
-FUTILITY_MARGIN = 900  #: per ply of depth (one less when the evaluation improves)
-RAZOR_MARGIN = 2500  #: razoring at depth 1..2: per ply of depth
-IIR_DEPTH = 4  #: no TT move at this depth or more: search one ply less
-MOVE_COUNT_DEPTH = 7  #: move-count pruning at depth 1..MOVE_COUNT_DEPTH
-# VCF at the horizon (a quiescence of fours, rapfi "dive into vcf search when the depth
-# reaches zero", ``Limits.horizon_vcf``): at most this many fours and solver nodes per leaf;
-# small, since it runs at every leaf
-HORIZON_VCF_DEPTH = 8
-HORIZON_VCF_NODES = 300
+
+
+@dataclass(frozen=True)
+class Tunable:
+    """One number of the search that can be set at run time (``INFO param NAME VALUE``,
+    ``--param NAME=VALUE``, ``Engine(params=...)``) without recompiling the kernels.
+
+    :param name: lower-case name, also the field of :data:`PARAMS_DTYPE`.
+    :param default: the value the engine plays with.
+    :param low: smallest value accepted.
+    :param high: largest value accepted.
+    :param step: the perturbation ``gomoku-engine tune`` (SPSA) starts with: a change
+        that should move the result of a game by a small but measurable amount.
+    :param integer: an integer (rounded when set) or a float.
+    :param doc: what it does, its unit and where its value came from.
+    """
+
+    name: str
+    default: float
+    low: float
+    high: float
+    step: float
+    integer: bool
+    doc: str
+
+
+def _int(name: str, default: int, low: int, high: int, step: float, doc: str) -> Tunable:
+    return Tunable(name, default, low, high, step, True, doc)
+
+
+def _float(name: str, default: float, low: float, high: float, step: float,
+           doc: str) -> Tunable:
+    return Tunable(name, default, low, high, step, False, doc)
+
+
+# Selectivity (rapfi's ``search/ab/search.cpp`` and Stockfish).  The evaluation's unit is
+# about 1/20 of rapfi's (a quiet move changes it by a few hundred to a few thousand), so
+# the margins are rapfi's scaled by about 20 and then set by matches (docs/strength.md).
+# Depth-like values are in 1/ONE_PLY plies where they say "units", else in whole plies.
+TUNABLES: tuple[Tunable, ...] = (
+    # transposition table
+    _int("tt_age_weight", 8, 0, 64, 2,
+         "a new entry replaces the bucket's entry of least depth - tt_age_weight * age "
+         "(plies a search since it was stored), so entries of older moves go first "
+         "(Stockfish's replacement rule)"),
+    # move order
+    _int("killer_bonus", 300, 0, 3000, 100,
+         "move-ordering bonus of the ply's killer moves: below a threat's priority, above "
+         "most quiet moves' one-ply priority; set by matches"),
+    _int("counter_bonus", 200, 0, 3000, 100,
+         "move-ordering bonus of the counter move (the move that last refuted the "
+         "opponent's last move); set by matches"),
+    _int("order_double_three", 2500, 0, 10000, 400,
+         "move-ordering bonus of a move that makes a double three: the classes that win "
+         "by rule (double three, four-three, open four; alphabeta._quick_win) stay within "
+         "the breadth limit whatever the fitted point values say of them (those valued a "
+         "double-three point at -142).  Only the winning classes: a bonus for every class "
+         "lost 15 Elo in self-play (docs/strength.md, tord50); set by hand, above a killer, "
+         "below a TT move"),
+    _int("order_four_three", 4000, 0, 10000, 400,
+         "move-ordering bonus of a move that makes a four-three (see order_double_three)"),
+    _int("order_open_four", 6000, 0, 12000, 400,
+         "move-ordering bonus of a move that makes an open four (see order_double_three)"),
+    _int("order_block_double_three", 1500, 0, 10000, 400,
+         "move-ordering bonus of a move on the opponent's double-three point (see "
+         "order_double_three)"),
+    _int("order_block_four_three", 2500, 0, 10000, 400,
+         "move-ordering bonus of a move on the opponent's four-three point"),
+    _int("order_block_open_four", 3000, 0, 12000, 400,
+         "move-ordering bonus of a move on the opponent's open-four point"),
+    _int("history_shift", 4, 0, 12, 1,
+         "a history value enters the move order divided by 2^history_shift (rounded "
+         "down; a shift, not a division, for speed)"),
+    _int("history_cap", 250, 0, 4000, 100,
+         "...then clamped to +-history_cap: history breaks ties between quiet moves, it "
+         "does not outrank threats, killers or the counter move"),
+    _int("history_max", 16384, 1024, 1 << 20, 2048,
+         "history values stay within +-history_max: each update moves a value toward the "
+         "bound by a share of the distance left (history gravity, Stockfish), so they "
+         "never overflow over a long game and old results fade"),
+    _float("history_bonus", 1.0, 0.0, 64.0, 0.5,
+           "a move that cuts gains history_bonus * depth^2 (plies), the moves searched "
+           "before it lose as much"),
+    # breadth
+    _int("root_breadth", 32, 1, 225, 4,
+         "breadth limit at the root: the best this many candidates by move order are "
+         "searched (weak candidates far from the fight are cut); set by matches"),
+    _int("breadth", 16, 1, 225, 2,
+         "breadth limit at inner nodes (see root_breadth); set by matches"),
+    # pruning
+    _int("futility_depth", 5, 0, 16, 1,
+         "reverse futility pruning at depth 1..futility_depth plies"),
+    _int("futility_margin", 900, 0, 5000, 100,
+         "reverse futility pruning: the evaluation beats beta by this per ply of depth "
+         "(rapfi ~121 Elo)"),
+    _int("futility_improving", 16, 0, 64, 4,
+         "units of depth taken off the futility margin's depth when the evaluation "
+         "improves"),
+    _int("razor_depth", 2, 0, 8, 1,
+         "razoring at depth 1..razor_depth plies (rapfi ~68 Elo)"),
+    _int("razor_margin", 2500, 0, 10000, 200,
+         "razoring: the evaluation stays below alpha by this per ply of depth"),
+    _int("iir_depth", 4, 1, 16, 1,
+         "internal iterative reduction: no TT move at this depth (plies) or more at a PV "
+         "or cut node"),
+    _int("iir_reduction", 16, 0, 48, 4,
+         "internal iterative reduction: units of depth taken off"),
+    _int("move_count_depth", 7, 0, 16, 1,
+         "move-count pruning (rapfi ~107 Elo) at depth 1..move_count_depth plies"),
+    _int("move_count_base", 3, 0, 20, 1,
+         "move-count pruning: quiet moves after move_count_base + plies^move_count_exponent "
+         "(half of it, plus one, when the evaluation does not improve) are not tried"),
+    _float("move_count_exponent", 1.3, 0.5, 3.0, 0.1,
+           "move-count pruning: see move_count_base"),
+    # late-move reductions
+    _int("lmr_min_depth", 2, 1, 16, 1, "late-move reductions from this depth (plies) on"),
+    _float("lmr_base", 0.25, -2.0, 3.0, 0.15,
+           "reduction (plies) = lmr_base + log(depth) * log(move number) / lmr_divisor, the "
+           "form of Stockfish's and rapfi's tables"),
+    _float("lmr_divisor", 0.75, 0.2, 5.0, 0.1, "see lmr_base"),
+    _int("lmr_pv", 16, 0, 64, 4, "units of reduction taken off at PV nodes"),
+    _int("lmr_cut", 16, 0, 64, 4, "units of reduction added at expected cut nodes"),
+    _int("lmr_not_improving", 16, 0, 64, 4,
+         "units of reduction added when the evaluation does not improve"),
+    _int("lmr_killer", 16, 0, 64, 4,
+         "units of reduction taken off for killers and the counter move"),
+    _int("lmr_threat", 32, 0, 96, 4,
+         "units of reduction taken off for a move that makes an open three or more, or "
+         "stops one of the opponent's"),
+    _int("lmr_history", 16, 0, 64, 4,
+         "units of reduction taken off when the move's history exceeds "
+         "lmr_history_threshold * depth^2 (plies)"),
+    _float("lmr_history_threshold", 64.0, 0.0, 4096.0, 16.0, "see lmr_history"),
+    # the horizon
+    _int("horizon_vcf_depth", 8, 0, 30, 1,
+         "VCF at the horizon (a quiescence of fours, rapfi \"dive into vcf search when the "
+         "depth reaches zero\", Limits.horizon_vcf): at most this many fours a leaf"),
+    _int("horizon_vcf_nodes", 300, 0, 5000, 50,
+         "...and this many solver nodes a leaf; small, since it runs at every leaf"),
+    # iterative deepening (search/driver.py)
+    _int("aspiration_depth", 5, 1, 64, 1,
+         "aspiration windows (rapfi's aspirationSearch) from this depth (plies) on"),
+    _int("aspiration_delta", 600, 10, 10000, 100,
+         "an iteration first searches a window of +-aspiration_delta around the previous "
+         "score, doubled on each fail"),
+    # Time use: after an iteration, another starts while the elapsed time is under the
+    # soft budget times a factor (Stockfish's and rapfi's time managers).
+    _float("time_unstable", 0.6, 0.0, 3.0, 0.1,
+           "added to the time factor per best-move change in the last iteration"),
+    _float("time_stable", 0.85, 0.2, 1.5, 0.05,
+           "the time factor when the best move has not changed for stable_iterations"),
+    _int("stable_iterations", 4, 1, 30, 1, "see time_stable"),
+    _int("time_score_drop", 1000, 1, 20000, 200,
+         "a score drop of this much (evaluation units) adds 0.5 to the time factor"),
+    _float("time_factor_max", 2.0, 0.5, 5.0, 0.1,
+           "the time factor's ceiling: never more than this many soft budgets"),
+)
+
+#: the tunables by name
+TUNABLE: dict[str, Tunable] = {t.name: t for t in TUNABLES}
+
+#: the tunables' record, one field a tunable (int64 or float64): the search kernels read
+#: ``ss.tune[0].<name>``, so a value set at run time needs no recompiling
+PARAMS_DTYPE = np.dtype([(t.name, np.int64 if t.integer else np.float64) for t in TUNABLES])
+
+
+def check_param(name: str, value: float | str) -> tuple[str, float]:
+    """The canonical name and value of one tunable setting.
+
+    :param name: a tunable's name, in any case.
+    :param value: a number, or its text; an integer tunable's value is rounded.
+    :returns: ``(name, value)``.
+    :raises ValueError: for an unknown name, a value that is not a number, or one outside
+        the tunable's range.
+    """
+    tunable = TUNABLE.get(name.strip().lower())
+    if tunable is None:
+        raise ValueError(f"unknown parameter {name!r} (gomoku-engine tune --list names them)")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"parameter {tunable.name}: {value!r} is not a number") from None
+    if not tunable.low <= number <= tunable.high:  # NaN fails too
+        raise ValueError(f"parameter {tunable.name}: {value} is outside "
+                         f"[{_shown(tunable.low)}, {_shown(tunable.high)}]")
+    return tunable.name, float(round(number)) if tunable.integer else number
+
+
+def _shown(number: float) -> str:
+    return f"{number:g}"
+
+
+def default_params() -> dict[str, float]:
+    """Every tunable's name and default."""
+    return {t.name: t.default for t in TUNABLES}
+
+
+def check_params(settings: Mapping[str, float | str]) -> dict[str, float]:
+    """``settings`` (name to value) with canonical names and values (:func:`check_param`).
+
+    :raises ValueError: as :func:`check_param`.
+    """
+    return dict(check_param(name, value) for name, value in settings.items())
+
+
+def make_params(overrides: Mapping[str, float | str] | None = None) -> dict[str, float]:
+    """Every tunable's value: the defaults with ``overrides`` (name to value) applied.
+
+    :raises ValueError: as :func:`check_param`.
+    """
+    return default_params() | check_params(overrides or {})
+
+
+def params_record(values: Mapping[str, float]) -> npt.NDArray[np.void]:
+    """``PARAMS_DTYPE[1]``: the record the kernels read, from every tunable's value."""
+    record = np.zeros(1, PARAMS_DTYPE)
+    for t in TUNABLES:
+        record[t.name] = values[t.name]
+    return record
+
+
+def parse_assignments(texts: Iterable[str]) -> dict[str, float]:
+    """``NAME=VALUE`` texts (``--param``) as checked settings.
+
+    :raises ValueError: for a text without ``=`` and as :func:`check_param`.
+    """
+    settings: dict[str, str] = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep:
+            raise ValueError(f"{text!r}: expected NAME=VALUE")
+        settings[name] = value
+    return check_params(settings)
+
 
 # --- Threat solver (:mod:`gomoku_engine.search.threats`) --------------------------------------
 #: log2 of the entries of the tables of positions proven to have no VCF / no VCT, and of
@@ -125,18 +327,6 @@ THEIR_VCT_SHARE = 0.45
 ROOT_VCT_SHARE = 0.6
 
 # --- Iterative deepening (:mod:`gomoku_engine.search.driver`) ---------------------------------
-#: aspiration windows (rapfi's ``aspirationSearch``): from this depth on, an iteration first
-#: searches a window of +-ASPIRATION_DELTA around the previous score, doubled on each fail
-ASPIRATION_DEPTH = 5
-ASPIRATION_DELTA = 600
-# Time use: after an iteration, another starts while the elapsed time is under the soft
-# budget times a factor (Stockfish's and rapfi's time managers): more when the best move
-# changed or the score fell, less when the move stayed the same for several iterations.
-TIME_UNSTABLE = 0.6  #: added to the factor per best-move change in the last iteration
-TIME_STABLE = 0.85  #: the factor when the best move has not changed for STABLE_ITERATIONS
-STABLE_ITERATIONS = 4
-TIME_SCORE_DROP = 1000  #: a score drop of this much (eval units) adds 0.5 to the factor
-TIME_FACTOR_MAX = 2.0  #: the factor's ceiling: never more than twice the soft budget
 #: black's first stone under an opening rule: every allowed point (one per symmetry class)
 #: is played and white's best reply searched to this depth, within an equal share of the
 #: time; shallow, since a dozen or more points share one move's time

@@ -22,15 +22,14 @@ import threading
 from ..core.constants import INFINITY
 from ..game.position import Position, Tables
 from .alphabeta import (
-    ALLOW_STOP, BREADTH, DEADLINE, GENERATION, HORIZON_VCF, NODE_LIMIT, NODES, POLL,
-    POLL_INTERVAL, ROOT_BREADTH, ROOT_FILTER, STOPPED, SearchState, clear_move_order,
+    ALLOW_STOP, DEADLINE, GENERATION, HORIZON_VCF, NODE_LIMIT, NODES, POLL,
+    POLL_INTERVAL, ROOT_FILTER, STOPPED, SearchState, clear_move_order,
     new_search_state, search_depth,
 )
 from .threats import ThreatState, clear_threat_state, new_threat_state
 
 #: the counters a helper takes from the main search at the start of a move
-_SHARED_COUNTERS = (NODE_LIMIT, DEADLINE, ROOT_FILTER, GENERATION, HORIZON_VCF, ROOT_BREADTH,
-                    BREADTH)
+_SHARED_COUNTERS = (NODE_LIMIT, DEADLINE, ROOT_FILTER, GENERATION, HORIZON_VCF)
 
 
 class HelperPool:
@@ -49,7 +48,10 @@ class HelperPool:
         n_cells = main.history.shape[1]
         while len(self._states) < count:
             own = new_search_state(n_cells, n_points, 0)  # its tiny table is not used
-            ss = own._replace(tt=main.tt)
+            # the main search's table and tunables (and the tables derived from them):
+            # set_search_params writes them in place, so helpers follow a change
+            ss = own._replace(tt=main.tt, tune=main.tune, reductions=main.reductions,
+                              order_bonus=main.order_bonus)
             self._states.append((ss, new_threat_state(n_points, ss.stop, n_cells)))
 
     def clear(self) -> None:
