@@ -433,6 +433,14 @@ def _quick_win(pos: Position, tab: Tables, us: int, them: int) -> int:
     return -1
 
 
+@njit(inline="always")
+def _improving(ss: SearchState, ply: int, static_eval: int) -> bool:
+    """Is the static evaluation better than two plies ago (same side to move)?  At ply 0
+    and 1 there is none: counted as improving, as Stockfish counts a missing one (a root
+    move and its refutation were otherwise reduced one ply more and pruned more)."""
+    return ply < 2 or static_eval > ss.eval_stack[ply - 2]
+
+
 @njit
 def _counter_move(pos: Position, ss: SearchState, us: int) -> int:
     """The move that last refuted the opponent's last move (counter-move heuristic), or -1."""
@@ -484,8 +492,10 @@ def _tt_probe(ss: SearchState, key: np.uint64) -> int:
 def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eval: int,
               depth: int, flag: int) -> None:
     """Store a search result in ``key``'s bucket: over its own entry if there is one (an
-    unknown move keeps the old one), else over the entry of least depth, older entries
-    counting the tunable ``tt_age_weight`` plies less per search since they were stored."""
+    unknown move keeps the old one; a bound searched more than the tunable
+    ``tt_keep_depth`` units shallower than the entry is dropped, an exact score never:
+    rapfi's rule), else over the entry of least depth, older entries counting the tunable
+    ``tt_age_weight`` plies less per search since they were stored."""
     base = int((key & np.uint64(ss.tt.shape[0] - 1)) & ~np.uint64(TT_BUCKET - 1))
     generation = ss.counters[GENERATION]
     slot = -1
@@ -494,6 +504,8 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
         i = base + j
         e = ss.tt[i]
         if e.key == key:
+            if flag != TT_EXACT and depth + ss.tune[0].tt_keep_depth < e.depth:
+                return
             slot = i
             if move < 0:
                 move = e.move
@@ -557,6 +569,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             return evaluate(pos)
         # the only move: searched at the same depth (the extension of the reply to a four)
         ss.eval_stack[ply] = -ss.eval_stack[ply - 1] if ply > 0 else evaluate(pos)
+        if ply == 0:
+            ss.counters[ROOT_MOVES] = 1
         _make_move(pos, tab, block)
         score = -negamax(pos, tab, ss, ts, depth, -beta, -alpha, ply + 1,
                          np.int64(1 - cut_node))
@@ -616,7 +630,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         static_eval = evaluate(pos)
     tp = ss.tune[0]
     ss.eval_stack[ply] = static_eval
-    improving = ply >= 2 and static_eval > ss.eval_stack[ply - 2]
+    improving = _improving(ss, ply, static_eval)
     # the opponent threatens a forced win (four-three or open-four points): only fours
     # and defences are searched, and nothing is pruned
     threatened = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
@@ -670,7 +684,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         else:
             # Late-move reduction (rapfi ~59 Elo), from the table, adjusted per move.
             r = 0
-            if depth >= tp.lmr_min_depth * ONE_PLY:
+            lmr = depth >= tp.lmr_min_depth * ONE_PLY
+            if lmr:
                 r = ONE_PLY * int(ss.reductions[min(depth // ONE_PLY, LMR_TABLE_SIZE - 1),
                                                 min(i + 1, LMR_TABLE_SIZE - 1)])
                 if pv_node:
@@ -689,8 +704,10 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                     r = new_depth - ONE_PLY
                 if r < 0:
                     r = 0
+            # the reduced search's child is expected to cut; a child searched without the
+            # reductions' rule (too shallow for it) is the opposite of this node (rapfi)
             score = -negamax(pos, tab, ss, ts, new_depth - r, -alpha - 1, -alpha, ply + 1,
-                              np.int64(1))
+                              np.int64(1 if lmr else 1 - cut_node))
             if r > 0 and score > alpha:
                 score = -negamax(pos, tab, ss, ts, new_depth, -alpha - 1, -alpha, ply + 1,
                                  np.int64(1 - cut_node))
@@ -704,8 +721,10 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             ss.counters[ROOT_DONE] += 1
         if score > best:
             best = score
-            best_move = move
             if score > alpha:
+                # only a move that raised alpha is the node's move: a fail-low node keeps
+                # the TT move it had (Stockfish, rapfi), not its highest upper bound
+                best_move = move
                 alpha = score
                 _pv_extend(ss, ply, move)
                 if ply == 0:

@@ -84,6 +84,10 @@ TUNABLES: tuple[Tunable, ...] = (
          "a new entry replaces the bucket's entry of least depth - tt_age_weight * age "
          "(plies a search since it was stored), so entries of older moves go first "
          "(Stockfish's replacement rule)"),
+    _int("tt_keep_depth", 32, 0, 256, 8,
+         "an entry of the same position is kept when the new result is a bound searched "
+         "more than this many units (1/16 ply) shallower; an exact score always replaces "
+         "it (rapfi's hashtable.cpp: 2 plies)"),
     # move order
     _int("killer_bonus", 300, 0, 3000, 100,
          "move-ordering bonus of the ply's killer moves: below a threat's priority, above "
