@@ -74,7 +74,7 @@ def test_label_keeps_the_positions_the_engine_scores_as_decided():
 
 
 def test_label_and_fit_end_to_end(tmp_path):
-    """selfplay -> label (this engine as the scorer, depth 2) -> tune --labels: every
+    """selfplay -> label (this engine as the scorer, depth 2) -> fit --labels: every
     training position is scored once (but for those it answers at once) and the fit runs
     on the mixed target."""
     games, labels_file, fitted = (tmp_path / name for name in
@@ -106,7 +106,7 @@ def test_label_and_fit_end_to_end(tmp_path):
     assert set(np.unique(data.result)) <= {0.0, 0.5, 1.0}
     assert np.all((data.target >= 0) & (data.target <= 1))
     assert not np.array_equal(data.target, data.result)  # the scores moved the target
-    out = runner.invoke(main, ["tune", str(games), "--labels", str(labels_file), "--mix", "0.5",
+    out = runner.invoke(main, ["fit", str(games), "--labels", str(labels_file), "--mix", "0.5",
                                "--l2", "0.01", "--out", str(fitted)])
     assert out.exit_code == 0, out.output
     with np.load(fitted) as table:
@@ -126,7 +126,7 @@ def test_a_label_off_the_games_is_refused():
 def test_games_of_another_engine(tmp_path):
     """selfplay --engine: the openings of the seed's own self-play games, then every move
     the outside engine's (this engine over the protocol here, depth 2), each legal, the
-    result the board's; the file says which engine played, and tune reads it."""
+    result the board's; the file says which engine played, and fit reads it."""
     games = tmp_path / "external.npz"
     command = f"{sys.executable} -m gomoku_engine"
     out = CliRunner().invoke(main, ["selfplay", "--engine", command, "--depth", "2",

@@ -111,7 +111,7 @@ def test_features_reproduce_the_static_evaluation():
 
 
 def test_pipeline_end_to_end(tmp_path):
-    """selfplay -> tune on a tiny data set: the files, shapes and a fit that predicts the
+    """selfplay -> fit on a tiny data set: the files, shapes and a fit that predicts the
     training games at least as well as the prior it starts from."""
     games = tmp_path / "games.npz"
     fitted = tmp_path / "eval.npz"
@@ -121,7 +121,7 @@ def test_pipeline_end_to_end(tmp_path):
     assert out.exit_code == 0, out.output
     data = selfplay.load([games])
     assert data["moves"].shape[0] == 12 and set(data["result"]) <= {0, 1, 2}
-    out = runner.invoke(main, ["tune", str(games), "--l2", "0.01", "--out", str(fitted)])
+    out = runner.invoke(main, ["fit", str(games), "--l2", "0.01", "--out", str(fitted)])
     assert out.exit_code == 0, out.output
     with np.load(fitted) as table:
         assert table["values"].shape == (N_CANON,) and table["values"].dtype == np.int32

@@ -1,4 +1,4 @@
-"""The evaluation's training pipeline: ``selfplay``, ``label``, ``tune``."""
+"""The evaluation's training pipeline: ``selfplay``, ``label``, ``fit``."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from .group import RULE_CHOICE, RULES, main
                    "('local:N' or tcp://host:8786); the same games as here.")
 def selfplay(rule: str, size: int, games: int, nodes: int, seed: int, workers: int,
              command: str | None, depth: int, out: str, cluster: str | None) -> None:
-    """Play seeded self-play games from random openings and save them for `tune`.
+    """Play seeded self-play games from random openings and save them for `fit`.
 
     With --engine, each batch of games is played by a fresh process of that engine
     (threads run the batches side by side with --workers)."""
@@ -105,7 +105,7 @@ def _batch_executor(cluster: str | None, threads: int, command: list[str] | None
 def label(games: tuple[str, ...], command: str, depth: int, out: str, workers: int,
           cluster: str | None) -> None:
     """Score the quiet positions of `selfplay` GAMES files with another engine, for
-    `tune --labels`.  Each batch of games is scored by a fresh engine process, so the
+    `fit --labels`.  Each batch of games is scored by a fresh engine process, so the
     scores do not depend on --workers or --cluster."""
     import shlex
 
@@ -140,13 +140,14 @@ def label(games: tuple[str, ...], command: str, depth: int, out: str, workers: i
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Where to write the fitted table [default: the package's own file "
                    "for the games' rule, which the engine loads].")
-def tune(games: tuple[str, ...], l2: float | None, labels_path: str | None, mix: float,
+def fit(games: tuple[str, ...], l2: float | None, labels_path: str | None, mix: float,
          out: str | None) -> None:
     """Fit the evaluation's point values to the results of `selfplay` GAMES files."""
     from ..eval.classical import learned_file
     from ..training.labelling import load_labels
     from ..training.selfplay import load
-    from ..training.tuning import DEFAULT_L2, build_dataset, build_labelled_dataset, fit, save_fit
+    from ..training.tuning import DEFAULT_L2, build_dataset, build_labelled_dataset, save_fit
+    from ..training.tuning import fit as fit_values
 
     records = load(list(games))
     if labels_path is None:
@@ -155,7 +156,7 @@ def tune(games: tuple[str, ...], l2: float | None, labels_path: str | None, mix:
         data, scale = build_labelled_dataset(records, load_labels(labels_path), mix)
         click.echo(f"engine scores: {scale:.1f} per logit of the results")
     click.echo(f"{len(data.target)} quiet positions from {len(records['length'])} games")
-    result = fit(data, DEFAULT_L2 if l2 is None else l2)
+    result = fit_values(data, DEFAULT_L2 if l2 is None else l2)
     path = out or learned_file(records["rule"])
     save_fit(path, result, records["rule"])
     click.echo(f"held-out log-loss: hand-set {result.handset_loss:.4f} (scale "

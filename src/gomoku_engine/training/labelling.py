@@ -6,7 +6,7 @@ search score of the same position is a sharper one.  ``gomoku-engine label`` rep
 games of a :mod:`gomoku_engine.training.selfplay` file, sends every quiet position (the
 positions :mod:`gomoku_engine.training.tuning` trains on) to a Gomocup engine with a depth
 limit, and keeps the score of its last completed iteration (in batches of games, each
-scored by a fresh engine process, side by side with ``--workers`` or ``--cluster``); ``gomoku-engine tune --labels`` then fits the
+scored by a fresh engine process, side by side with ``--workers`` or ``--cluster``); ``gomoku-engine fit --labels`` then fits the
 point values to ``sigmoid(score / s)`` instead of (or mixed with) the result.
 
 The engine must print its score in a ``MESSAGE`` line, as rapfi does (``... | Eval -163 |
