@@ -57,8 +57,11 @@ class Greedy:
         return self.rng.choice(best_points)
 
 
-def main() -> None:
-    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+def serve(new_brain, on_info=None, name="greedy") -> None:
+    """The protocol loop on stdin/stdout around a brain: ``new_brain(size)`` makes one at
+    ``START`` (None: exit without answering, an engine that does not start); the brain has
+    ``cells`` ({point: 1 ours, 2 theirs}) and ``move()``; ``on_info(brain, words)`` handles
+    an ``INFO`` line and returns a reply or None (``param_brain.py`` shares this loop)."""
     brain = None
     out = sys.stdout
 
@@ -77,14 +80,13 @@ def main() -> None:
         if not parts:
             continue
         cmd = parts[0].upper()
-        if cmd == "START":
-            brain = Greedy(int(parts[1]), seed)
-            reply("OK")
-        elif cmd == "RESTART":
-            brain = Greedy(brain.size, seed)
+        if cmd in ("START", "RESTART"):
+            brain = new_brain(int(parts[1]) if cmd == "START" else brain.size)
+            if brain is None:
+                return
             reply("OK")
         elif cmd == "ABOUT":
-            reply('name="greedy", version="1", author="tests", country="CZ"')
+            reply(f'name="{name}", version="1", author="tests", country="CZ"')
         elif cmd == "BEGIN":
             play()
         elif cmd == "TURN":
@@ -103,9 +105,16 @@ def main() -> None:
         elif cmd == "END":
             return
         elif cmd == "INFO":
-            continue
+            answer = on_info(brain, parts) if on_info is not None and brain is not None else None
+            if answer:
+                reply(answer)
         else:
             reply(f"UNKNOWN {cmd}")
+
+
+def main() -> None:
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    serve(lambda size: Greedy(size, seed))
 
 
 if __name__ == "__main__":
