@@ -95,9 +95,10 @@ def test_yxblock_and_yxblockreset() -> None:
 
 
 def test_new_game_and_bad_blocks() -> None:
-    lines = _session("INFO max_depth 3\nSTART 15\nYXBLOCK\n7,7\nDONE\nRESTART\n" + _BOARD
+    lines = _session("INFO max_depth 3\nSTART 15\nYXBLOCK\n7,7\nDONE\nSTART 16\nSTART 15\n"
+                     + _BOARD
                      + "YXBLOCK\n7,7\n3,15\nDONE\n" + _BOARD + "YXBLOCK 7,7\n" + _BOARD)
-    assert lines[:3] == ["OK", "OK", "7,7"]  # RESTART forgot the block
-    assert lines[3].startswith("ERROR YXBLOCK") and lines[4] == "7,7"  # a bad block: none
+    assert lines[:4] == ["OK", "OK", "OK", "7,7"]  # a START of another size forgot it
+    assert lines[4].startswith("ERROR YXBLOCK") and lines[5] == "7,7"  # a bad block: none
     # a block cut short by a command is refused and the command runs
-    assert lines[5].startswith("ERROR YXBLOCK not terminated") and lines[6] == "7,7"
+    assert lines[6].startswith("ERROR YXBLOCK not terminated") and lines[7] == "7,7"

@@ -32,12 +32,19 @@ KNOWN_BUGS: dict[str, str] = {}
 #: Command words the engine knows. A BOARD block cut short by one of them is rejected.
 COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
             "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-            "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET",
-            "YXNBEST"}
+            "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKUNDO",
+            "YXBLOCKRESET", "YXNBEST", "YXSEARCHDEFEND", "YXBALANCEONE", "YXBALANCETWO"}
+#: Yixin-Board's and Rapfi's block commands the engine does not support: read up to DONE,
+#: then one UNKNOWN line (docs/protocol.md).
+UNSUPPORTED_BLOCKS = {"YXBLOCKPATH", "YXBLOCKPATHUNDO", "YXQUERYDATABASEALL",
+                      "YXQUERYDATABASEONE", "YXDELETEDATABASEONE", "YXSOOSORVSTEP3"}
+#: the commands whose block is x,y points that change no stone
+POINT_BLOCKS = {"YXBLOCK", "YXBLOCKUNDO"} | UNSUPPORTED_BLOCKS
 MIN_SIZE, MAX_SIZE = 5, 32
 ABOUT_KEYS = {"name", "version", "author", "country", "www"}
 
 _MOVES = re.compile(r"\d+,\d+( \d+,\d+){1,2}")  # a SWAP2BOARD answer of 2 or 3 stones
+_PAIR_OF_MOVES = re.compile(r"\d+,\d+ \d+,\d+")  # YXBALANCETWO's answer
 _FORBID = re.compile(r"FORBID (\d{4})*\.")
 #: expectations that list moves: "ONE OF 6,7 11,7" (one of them), "NOT 6,8" (none of them)
 _MOVE_LISTS = {"ONE OF ": "oneof", "NOT ": "not"}
@@ -106,7 +113,7 @@ class Send:
 
 @dataclass
 class Expect:
-    kind: str  # "exact", "prefix", "move", "oneof", "not" or "swap2"
+    kind: str  # "exact", "prefix", "move", "oneof", "not", "swap2" or "pair"
     value: str
     choices: tuple[str, ...]
     lineno: int
@@ -131,6 +138,8 @@ class Expect:
             return MOVE.fullmatch(line) is not None and line not in self.choices
         if self.kind == "swap2":
             return line == "SWAP" or bool(MOVE.fullmatch(line) or _MOVES.fullmatch(line))
+        if self.kind == "pair":
+            return _PAIR_OF_MOVES.fullmatch(line) is not None
         return line in self.choices
 
     @property
@@ -180,7 +189,7 @@ def parse_transcript(path: Path) -> Transcript:
         elif line.startswith("< "):
             text = line[2:]
             prefix = next((p for p in _MOVE_LISTS if text.startswith(p)), None)
-            if text in ("MOVE", "SWAP2"):
+            if text in ("MOVE", "SWAP2", "PAIR"):
                 expect = Expect(text.lower(), text, (), lineno)
             elif prefix is not None:
                 choices = tuple(text[len(prefix):].split())
@@ -261,13 +270,15 @@ class Tracker:
             self.valid = self.size is not None and point in self.stones
             if self.valid:
                 self.stones.discard(point)
-        elif word in ("BOARD", "YXBOARD", "SWAP2BOARD", "YXBLOCK"):
+        elif word in ("BOARD", "YXBOARD", "SWAP2BOARD") or word in POINT_BLOCKS:
             self.block = (word, [], send.lineno)
             self._block_tokens(tokens[1:])
         elif word == "YXSHOWFORBID":
             self.valid = self.size is not None
-        elif word == "YXNBEST":
+        elif word in ("YXNBEST", "YXBALANCEONE", "YXBALANCETWO"):
             self.valid = self.size is not None and re.fullmatch(r"-?\d+", rest) is not None
+        elif word == "YXSEARCHDEFEND":
+            self.valid = self.size is not None
         elif word == "END":
             self.ended = True
         elif word == "INFO" and rest.lower().startswith("rule"):
@@ -311,7 +322,9 @@ class Tracker:
         self.pending, self.valid = word, terminated
         if not terminated:
             return
-        if word == "YXBLOCK":  # points the moves avoid: the board is unchanged
+        if word in UNSUPPORTED_BLOCKS:  # one UNKNOWN line, whatever the block holds
+            return
+        if word in POINT_BLOCKS:  # points the moves avoid: the board is unchanged
             points = [parse_pair(token) for token in tokens]
             self.valid = (self.size is not None
                           and all(p is not None and self._on_board(p) for p in points))
@@ -368,6 +381,14 @@ class Tracker:
                 raise TrackError(f"FORBID lists a point that is off the board or taken: {line}")
             self.pending = None
             return
+        if command == "YXBALANCETWO" and valid and _MOVES.fullmatch(line):
+            pair = [parse_pair(token) for token in line.split()]
+            if len(pair) != 2 or len(set(pair)) != 2 or not all(
+                    p is not None and self._is_free(p) for p in pair):
+                raise TrackError(f"YXBALANCETWO answered {line}: not two free points")
+            self.stones.update(pair)  # type: ignore[arg-type]
+            self.pending = None
+            return
         move = MOVE.fullmatch(line)
         if line == "OK":
             if command not in ("START", "RECTSTART", "RESTART", "TAKEBACK") or not valid:
@@ -377,7 +398,8 @@ class Tracker:
             if command == "PLAY" and valid:
                 if point != self.played:
                     raise TrackError(f"PLAY echoed {line}, expected {self.played}")
-            elif command in ("BEGIN", "TURN", "BOARD", "YXNBEST") and valid:
+            elif command in ("BEGIN", "TURN", "BOARD", "YXNBEST", "YXSEARCHDEFEND",
+                             "YXBALANCEONE") and valid:
                 if not self._is_free(point):
                     raise TrackError(f"illegal move {line}: off the {self.size} board or "
                                      "occupied")

@@ -42,12 +42,24 @@ class EngineHolder:
         self.loader = KernelLoader(enabled=warm_up, on_loaded=self._loaded)
         self.loader.request(settings.kernel_groups())
 
-    def new_game(self, size: tuple[int, int]) -> None:
-        """A game of ``size`` starts: a built engine of that size is cleared for it."""
+    def new_game(self, size: tuple[int, int], keep_hash: bool = False) -> None:
+        """A game of ``size`` starts: a built engine of that size gets an empty board, and
+        its transposition table is cleared unless ``keep_hash``.
+
+        Yixin-Board sends ``START`` before every analysis and every move it asks for;
+        clearing a 256 MiB table took up to 260 ms each time and threw away what the
+        previous search found about the same positions.  The table's entries are keyed by
+        the position (Zobrist key) and scored under the engine's rule, which an ``INFO
+        rule`` changing it clears (:meth:`gomoku_engine.engine.Engine.set_rule`), so they
+        stay sound in another game of the same size and rule.
+        """
         with self._lock:
             self._size = size
             if self.engine is not None and self._size_of(self.engine) == size:
-                self.engine.new_game()
+                if keep_hash:
+                    self.engine.board.clear()
+                else:
+                    self.engine.new_game()
 
     def for_game(self, game: GameState, until: float | None = None) -> Engine | None:
         """The engine with its board set to ``game``, or None if the core kernels are not

@@ -37,7 +37,7 @@ from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
 from ..search.levels import MAX_LEVEL
 from ..search.params import check_params
-from .board_commands import block_points, board_stones, read_block, swap2_stones
+from .board_commands import board_stones, read_block, swap2_stones
 from .game_state import GameState
 from .engine_holder import EngineHolder
 from .move_reply import KERNEL_FREE_MS, MoveReply
@@ -46,6 +46,7 @@ from .reader import CommandThreads, Line, Output, split_word
 from .settings import (MAX_HASH_MB, MEMORY_RESERVE_MB, Changed, Settings, apply_info,
                        rule_from_info)
 from .swap2 import answer_five, answer_three, kernel_free_choice, propose_opening
+from .yixin import YixinCommands
 
 ABOUT = (f'name="gomoku-engine", version="{__version__}", '
          'author="gomoku-engine developers", country="International", '
@@ -60,8 +61,19 @@ START_WAIT_S = 2.0
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
-             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKRESET",
-             "YXNBEST"}
+             "YXHASHCLEAR", "SWAP2BOARD", "YXSHOWFORBID", "YXBLOCK", "YXBLOCKUNDO",
+             "YXBLOCKRESET", "YXNBEST", "YXSEARCHDEFEND", "YXBALANCEONE", "YXBALANCETWO"}
+#: Commands of Yixin-Board and Rapfi that this engine does not support and that send a
+#: block (lines up to ``DONE``, as ``BOARD``): the block is read and answered with one
+#: ``UNKNOWN`` line, so that its lines are not each taken for a command.  (Yixin-Board's
+#: opening database, its Soosorv opening steps and its path blocks; taken from what
+#: Yixin-Board sends and what Rapfi reads.)
+_UNSUPPORTED_BLOCKS = {
+    "YXBLOCKPATH", "YXBLOCKPATHUNDO", "YXSOOSORVSTEP2", "YXSOOSORVSTEP3", "YXSOOSORVSTEP4",
+    "YXSOOSORVSTEP5", "YXSOOSORVSTEP6", "YXQUERYDATABASEALL", "YXQUERYDATABASEONE",
+    "YXQUERYDATABASETEXT", "YXQUERYDATABASEALLT", "YXEDITTVDDATABASE", "YXEDITTEXTDATABASE",
+    "YXEDITLABELDATABASE", "YXDELETEDATABASEONE", "YXDELETEDATABASEALL",
+    "YXSETBESTMOVEDATABASE", "YXCLEARBESTMOVEDATABASE"}
 
 
 def _swap2_reply(engine: Engine | None, game: GameState, budget_ms: float,
@@ -83,7 +95,7 @@ def _swap2_reply(engine: Engine | None, game: GameState, budget_ms: float,
             "SWAP" if choice.swap else " ".join(format_pair(p) for p in choice.moves)]
 
 
-class ProtocolLoop:
+class ProtocolLoop(YixinCommands):
     """The protocol loop of one engine process.
 
     :param stdin: binary input stream (the manager's commands).
@@ -140,7 +152,10 @@ class ProtocolLoop:
         word = word.upper()
         handler = getattr(self, f"_cmd_{word.lower()}", None) if word in _COMMANDS else None
         if handler is None:
-            self.out.line(f"UNKNOWN command {line.text[:200]}")
+            if word in _UNSUPPORTED_BLOCKS:
+                self._unsupported_block(word, rest)
+            else:  # a one-line command: what follows is the next command
+                self.out.line(f"UNKNOWN command {line.text[:200]}")
             return
         if word != "INFO":
             self._flush_pending()
@@ -158,15 +173,19 @@ class ProtocolLoop:
             self.out.line("ERROR no game started: send START first")
         return self._game
 
-    def _start_game(self, width: int, height: int, line: Line) -> None:
+    def _start_game(self, width: int, height: int, line: Line, restart: bool = False) -> None:
+        """A new game (``START``, ``RECTSTART``; ``restart``: ``RESTART``).  On a board of
+        the same size the ``YXBLOCK`` points stay, and after ``START`` the transposition
+        table too (Yixin-Board sends ``START`` before every move it asks for)."""
         self._settings.time.new_game()
         if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
             self.out.line(f"ERROR unsupported size {width}x{height}: sides must be "
                           f"{MIN_SIZE}..{MAX_SIZE}")
             return
+        same_size = self._game is not None and self._game.size == (width, height)
         self._game = game = GameState(width, height)
-        self._moves.new_game()
-        self._engines.new_game(game.size)
+        self._moves.new_game(keep_blocks=same_size)
+        self._engines.new_game(game.size, keep_hash=same_size and not restart)
         # With a warm numba cache the kernels are loaded well within the wait, and the
         # first move is not charged for them; a cold compile takes longer, and then OK must
         # not wait (c-gomoku-cli wants it within 3 s): the game is kept in plain Python and
@@ -208,7 +227,7 @@ class ProtocolLoop:
     def _cmd_restart(self, rest: str, line: Line) -> None:
         game = self._need_game()
         if game is not None:
-            self._start_game(*game.size, line)
+            self._start_game(*game.size, line, restart=True)
 
     def _cmd_info(self, rest: str, line: Line) -> None:
         changed = apply_info(self._settings, rest)
@@ -295,6 +314,16 @@ class ProtocolLoop:
         game = self._need_game()
         return None if game is None else (tokens, game)
 
+    def _unsupported_block(self, word: str, rest: str) -> None:
+        """One ``UNKNOWN`` line for a whole unsupported block (:data:`_UNSUPPORTED_BLOCKS`),
+        read up to its ``DONE``; a known command before it ends the block and runs."""
+        _, interrupted = read_block(rest, self._threads.next_line,
+                                    _COMMANDS | _UNSUPPORTED_BLOCKS)
+        end = "DONE" if interrupted is None else "the next command (no DONE)"
+        self.out.line(f"UNKNOWN command {word}: not supported; its block was read up to {end}")
+        if interrupted is not None:
+            self._dispatch(interrupted)
+
     def _set_board(self, rest: str, line: Line, reply: bool, name: str) -> None:
         block = self._block(rest, f"ERROR {name} not terminated by DONE: position unchanged")
         if block is None:
@@ -332,33 +361,6 @@ class ProtocolLoop:
         budget -= (time.perf_counter() - line.arrived) * 1000.0
         for text in _swap2_reply(engine, game, budget, self._settings):
             self.out.line(text)
-
-    def _cmd_yxblock(self, rest: str, line: Line) -> None:
-        """``x,y`` points the next moves avoid (``Limits.excluded``); a bad block: none."""
-        block = self._block(rest, "ERROR YXBLOCK not terminated by DONE")
-        if block is None:
-            return
-        tokens, game = block
-        try:
-            self._moves.blocked |= block_points(tokens, game.width, game.height)
-        except ValueError as exc:
-            self.out.line(f"ERROR YXBLOCK: {exc}")
-
-    def _cmd_yxblockreset(self, rest: str, line: Line) -> None:
-        self._moves.blocked.clear()
-
-    def _cmd_yxshowforbid(self, rest: str, line: Line) -> None:
-        game = self._need_game()
-        engine = None if game is None else self._engines.for_game(game)
-        if engine is not None:
-            points = engine.board.foul_points()
-            self.out.line("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in points) + ".")
-
-    def _cmd_yxnbest(self, rest: str, line: Line) -> None:
-        game = self._need_game()  # the position of the last YXBOARD, BOARD or move
-        if game is not None:
-            self._moves.answer_nbest(game, self._engines.for_move, rest, line.arrived,
-                                     self._threads.stop_requested)
 
     def _reply_move(self, game: GameState, line: Line) -> None:
         self._moves.answer(game, self._engines.for_move, line.arrived,

@@ -91,6 +91,13 @@ def realtime_lines(info: SearchInfo) -> list[str]:
     return lines
 
 
+def balance_line(moves: list[Point], score: int, bias: int) -> str:
+    """The line before the answer to ``YXBALANCEONE``/``YXBALANCETWO``: the moves and the
+    score after them for the side to move in the position given, and the bias asked."""
+    return (f"MESSAGE balance {_pv_text(moves)} ev {format_score(score)} bias {bias} "
+            "(for the side to move before them)")
+
+
 def swap2_line(score: int) -> str:
     """The line before a Swap2 answer: the opening's score for white to move."""
     return f"MESSAGE swap2 ev {format_score(score)} (white to move)"
@@ -154,6 +161,6 @@ def parse_search_line(line: str) -> SearchLine | None:
                       int(match["nodes"]), int(match["time"]), pv)
 
 
-__all__ = ["PV_SHOWN", "SearchLine", "engine_info_lines", "ignored_info_line", "iteration_line",
-           "kernel_free_line", "max_hash_size", "multipv_line", "parse_search_line",
-           "realtime_lines", "result_line", "swap2_line"]
+__all__ = ["PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines", "ignored_info_line",
+           "iteration_line", "kernel_free_line", "max_hash_size", "multipv_line",
+           "parse_search_line", "realtime_lines", "result_line", "swap2_line"]

@@ -15,13 +15,14 @@ import random
 from collections.abc import Callable
 
 from ..core.notation import Point, format_pair
-from ..engine import DEFAULT_ALGORITHM, Engine, SearchResult
+from ..engine import DEFAULT_ALGORITHM, Engine, Limits, SearchResult
 from ..search.kernel_free import kernel_free_move
 from ..search.limits import ms_since
 from ..search.policy import apply_blunder, move_limits
 from .analysis import search_report
+from .balance import balanced_move, balanced_pair
 from .game_state import GameState
-from .messages import kernel_free_line, multipv_line, result_line
+from .messages import balance_line, kernel_free_line, multipv_line, result_line
 from .reader import Output
 from .settings import Settings
 
@@ -48,12 +49,19 @@ class MoveReply:
         self.out = out
         self.settings = settings
         self.rng = random.Random(0)  # a level's blunders; reseeded at every START
-        #: points the next moves avoid (``YXBLOCK``), until ``YXBLOCKRESET`` or a new game
+        #: points the next moves avoid (``YXBLOCK``), until ``YXBLOCKRESET``,
+        #: ``YXBLOCKUNDO`` or a game of another size
         self.blocked: set[Point] = set()
 
-    def new_game(self) -> None:
-        """Forget the blocked points and reseed the blunders (as Rapfi: a game's own)."""
-        self.blocked.clear()
+    def new_game(self, keep_blocks: bool = False) -> None:
+        """Reseed the blunders (a game's own, so it is reproducible) and, unless
+        ``keep_blocks``, forget the blocked points.
+
+        Yixin-Board sends ``START`` (of the same size) before every move it asks for, and
+        ``YXBLOCK`` once: the points stay blocked across such starts, as in Rapfi.
+        """
+        if not keep_blocks:
+            self.blocked.clear()
         self.rng.seed(0)
 
     def answer(self, game: GameState, engine_for_move: EngineForMove, arrived: float,
@@ -81,10 +89,7 @@ class MoveReply:
         if game.is_full:
             self.out.line("ERROR the board is full: no move left")
             return
-        _, hard_ms = self.settings.time.budget(game.ply)
-        engine, optional = engine_for_move(
-            game, arrived + (hard_ms - KERNEL_FREE_MS) / 1000.0,
-            arrived + hard_ms * OPTIONAL_WAIT_SHARE / 1000.0)
+        engine, optional = self._engine(game, engine_for_move, arrived)
         colour = game.to_move
         if engine is None:
             move, time_ms = self._kernel_free(game, arrived)
@@ -100,6 +105,13 @@ class MoveReply:
             self.out.line(text)
         self.out.line(format_pair(move))
 
+    def _engine(self, game: GameState, engine_for_move: EngineForMove,
+                arrived: float) -> tuple[Engine | None, bool]:
+        """``engine_for_move`` waiting as long as the move's budget allows."""
+        _, hard_ms = self.settings.time.budget(game.ply)
+        return engine_for_move(game, arrived + (hard_ms - KERNEL_FREE_MS) / 1000.0,
+                               arrived + hard_ms * OPTIONAL_WAIT_SHARE / 1000.0)
+
     def _kernel_free(self, game: GameState, arrived: float) -> tuple[Point, float]:
         settings = self.settings
         move = kernel_free_move(game.width, game.height, settings.rule, game.stones,
@@ -111,14 +123,10 @@ class MoveReply:
         """The searched move, played on the engine's board (a level's blunder applied);
         ``core_only``: the alpha-beta search without the root VCT, whatever the settings."""
         board, settings = engine.board, self.settings
-        flags = settings.threat_flags()
         if core_only:
-            flags["vct"] = False
             engine.set_algorithm(DEFAULT_ALGORITHM)
-        limits = move_limits(settings.time, board.ply, settings.level,
-                             max_depth=settings.max_depth, max_nodes=settings.max_nodes,
-                             start=arrived, **flags)
-        limits.excluded = blocked = frozenset(self.blocked)
+        limits = self._limits(board.ply, arrived, core_only)
+        blocked = limits.excluded
         limits.multipv = multipv
         report = search_report(self.out, settings.show_detail, board.rule)
         if stop_requested:
@@ -135,6 +143,69 @@ class MoveReply:
                       board.width, board.height)
         board.play(*result.move)
         return result
+
+    def _limits(self, ply: int, arrived: float, core_only: bool) -> Limits:
+        """The limits of a move at ``ply`` asked for at ``arrived``, the blocked points
+        excluded (``core_only``: without the root VCT)."""
+        settings = self.settings
+        flags = settings.threat_flags()
+        if core_only:
+            flags["vct"] = False
+        limits = move_limits(settings.time, ply, settings.level,
+                             max_depth=settings.max_depth, max_nodes=settings.max_nodes,
+                             start=arrived, **flags)
+        limits.excluded = frozenset(self.blocked)
+        return limits
+
+    def answer_balance(self, game: GameState, engine_for_move: EngineForMove, bias: str,
+                       arrived: float, pair: bool,
+                       stopped: Callable[[], bool] = lambda: False) -> None:
+        """``YXBALANCEONE <bias>`` (``pair`` False) or ``YXBALANCETWO <bias>``: the move, or
+        the pair of moves, after which the side to move's score is nearest ``bias``
+        (:mod:`gomoku_engine.protocol.balance`), within the move's time; played on the
+        board and written as Rapfi does, ``x,y`` or ``x1,y1 x2,y2``.  The search runs
+        alpha-beta whatever ``INFO algorithm`` says (the genetic algorithm scores one
+        line), writes no ``show_detail`` lines (they would mark the strongest moves, not
+        the balanced ones) and plays no level's blunder.  A bias that is not an integer,
+        or too few empty points, get ``ERROR`` and no search.  Without the kernels
+        (still loading) the moves are the kernel-free ones.
+
+        :param stopped: whether ``YXSTOP`` came: a pair then ends its search early.
+        """
+        name = "YXBALANCETWO" if pair else "YXBALANCEONE"
+        try:
+            target = int(bias.strip())
+        except ValueError:
+            self.out.line(f"ERROR bad {name} {bias.strip()!r}: expected {name} <bias>")
+            return
+        count = 2 if pair else 1
+        if game.width * game.height - game.ply < count:
+            self.out.line(f"ERROR the board is full: {name} needs {count} empty points")
+            return
+        engine, _ = self._engine(game, engine_for_move, arrived)
+        if engine is None:
+            moves = []
+            for _ in range(count):
+                moves.append(self._kernel_free(game, arrived)[0])
+                game.place(*moves[-1], colour=game.to_move)
+            written = [kernel_free_line(ms_since(arrived))]
+        else:
+            engine.set_algorithm(DEFAULT_ALGORITHM)
+            limits = self._limits(game.ply, arrived, core_only=True)
+            try:
+                found = (balanced_pair(engine, limits, target, stopped) if pair
+                         else balanced_move(engine, limits, target))
+            finally:
+                engine.set_algorithm(self.settings.algorithm)
+            moves = found.moves
+            for move in moves:
+                engine.board.play(*move)
+                game.place(*move, colour=game.to_move)
+            written = [balance_line(moves, found.score, target), result_line(found.result)]
+        self.settings.time.charge(ms_since(arrived))
+        for text in written:
+            self.out.line(text)
+        self.out.line(" ".join(format_pair(move) for move in moves))
 
     def answer_nbest(self, game: GameState, engine_for_move: EngineForMove, count: str,
                      arrived: float, stop_requested: bool = False) -> None:
