@@ -16,7 +16,7 @@ from dataclasses import dataclass
 #: cache then gets the kernel-free moves until its kernels are compiled: docs/startup.md).
 STARTUP_MS = 15_000
 #: Time (ms) for the answer to ``START``, besides the start-up allowance: c-gomoku-cli's
-#: default tolerance (``../shared/protocol.md``, the managers' table), so that a match
+#: default tolerance (docs/protocol.md section 7), so that a match
 #: with ``--startup-ms 0`` still lets an engine start.
 START_REPLY_MS = 3_000
 

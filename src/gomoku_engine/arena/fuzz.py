@@ -24,7 +24,7 @@ so everything read before it belongs to the step.  After each step it checks:
 After a crash, hang, illegal move or lost state the chunk goes on in a fresh process, and
 everything sent to the failed one is saved in the output folder for replay
 (``gomoku-engine < fuzz-failure-....txt``).  ``ERROR`` and ``UNKNOWN`` are the expected
-answers to bad input, not failures (``../shared/protocol.md`` sections 0 and 11).
+answers to bad input, not failures (docs/protocol.md sections 2 and 7).
 """
 
 from __future__ import annotations

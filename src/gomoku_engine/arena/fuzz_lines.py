@@ -6,8 +6,8 @@ send and that must leave the game as it was: unknown commands, known commands wi
 arguments (sizes out of range, points off the board or taken, huge numbers, malformed
 pairs), ``INFO`` with junk values, malformed or unterminated ``BOARD``/``YXBOARD``/
 ``SWAP2BOARD``/``YXBLOCK`` blocks, binary bytes and invalid UTF-8, very long lines, blank
-lines; every line ends in LF, CRLF or a bare CR at random (``../shared/protocol.md`` sections
-0 and 11).  The expected answers are ``ERROR``/``UNKNOWN``/``MESSAGE`` lines or nothing.
+lines; every line ends in LF, CRLF or a bare CR at random (docs/protocol.md sections
+1 and 2).  The expected answers are ``ERROR``/``UNKNOWN``/``MESSAGE`` lines or nothing.
 An *action* (:class:`Action`) is a well-formed command that changes the game (``START``,
 ``RESTART``, ``BOARD``, ``YXBOARD``, ``TURN``, ``BEGIN``, ``TAKEBACK``) and whose answer
 the fuzz checks against its own copy of the board.
@@ -29,7 +29,7 @@ from ..core.constants import BLACK, MAX_SIZE
 from ..core.notation import Point, format_pair
 from ..game.board import Board
 
-#: the protocol's command words (``../shared/protocol.md`` sections 2 and 6), block ends
+#: the protocol's command words (docs/protocol.md sections 2 and 6), block ends
 #: and END: a random word is never one of these
 COMMAND_WORDS = frozenset({
     "START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO", "END",

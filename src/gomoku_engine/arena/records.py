@@ -1,8 +1,7 @@
 """Game records: Piskvork's PSQ format and SGF, written and read back.
 
 * PSQ (Piskvork): a header ``Piskvorky WxH, 11:11, 1``, then one ``x,y,ms`` line per move
-  with 1-based coordinates and the move's time in ms (``../shared/protocol.md`` and the
-  match-runner issue).
+  with 1-based coordinates and the move's time in ms (docs/protocol.md section 7.2).
 * SGF (FF[4], ``GM[4]`` is Gomoku): ``;B[hh]`` / ``;W[ii]`` moves with letters for the
   0-based column and row, ``SZ`` the size, ``PB``/``PW`` the players, ``RE`` the result.
   The letters are ``a``-``z`` for 0-25 then ``A``-``Z`` for 26-51 (the SGF FF[4]

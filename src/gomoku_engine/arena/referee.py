@@ -55,8 +55,8 @@ class GameRecord:
 
 
 #: Renju games stop as a draw when this many empty points remain: GomocupJudge's rule (the
-#: Gomocup's "draw after 200 moves" of 2016 on 15x15; ``../shared/protocol.md`` section
-#: 4.2).  Without it a renju game can reach a board whose last empty points are all fouls
+#: Gomocup's "draw after 200 moves" of 2016 on 15x15; docs/protocol.md section 7).
+#: Without it a renju game can reach a board whose last empty points are all fouls
 #: for black, who then has no legal move.
 RENJU_DRAW_EMPTY = 25
 #: the reasons of a game ended without a winner and without a fault

@@ -2,7 +2,7 @@
 their stones or points.
 
 A block is the command line, then one token per line up to ``DONE``
-(``../shared/protocol.md`` sections 2.7, 2.12, 6.1): ``x,y,field`` stones for
+(docs/protocol.md sections 2 and 6.1): ``x,y,field`` stones for
 ``BOARD``/``YXBOARD`` (field 1 the side to move's, 2 the opponent's), ``x,y`` points in move
 order for ``SWAP2BOARD``, ``x,y`` points the engine must not play for ``YXBLOCK``.  A known command before ``DONE`` cuts the block short: the position is left unchanged and that command runs.
 """

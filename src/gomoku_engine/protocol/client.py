@@ -1,6 +1,6 @@
 """A minimal Gomocup protocol client: run a pbrain engine as a subprocess and talk to it.
 
-The manager's side of ``../shared/protocol.md`` section 2, used by the referee of
+The manager's side of docs/protocol.md sections 2 and 7, used by the referee of
 :mod:`gomoku_engine.arena`, by ``gomoku-engine label`` and ``selfplay --engine`` and by the
 tests.  It owns the game handshake (:func:`start_lines`: ``START`` and the ``INFO``
 settings; :meth:`EngineProcess.confirm_start` reads the ``OK``).  Every read has a timeout,
@@ -29,7 +29,7 @@ from ..core.notation import Point, parse_pair
 
 
 #: ``INFO max_memory`` the referee sends: 350 MiB, the Gomocup's memory limit
-#: (``../shared/protocol.md`` section 4.1)
+#: (docs/protocol.md sections 7.1 and 7.2)
 MAX_MEMORY_BYTES = 367_001_600
 
 
@@ -76,7 +76,7 @@ def start_lines(size: int, rule: int, turn_ms: int, match_ms: int, *,
                 increment_ms: int = 0, opening_rule: str = "none",
                 info: Sequence[tuple[str, object]] = ()) -> list[str]:
     """The lines that start a game: ``START size`` and the ``INFO`` settings, in this order
-    (``../shared/protocol.md`` sections 2 and 4.1).
+    (docs/protocol.md sections 2 and 4).
 
     :param rule: the ``INFO rule`` code (:class:`gomoku_engine.core.constants.Rule`).
     :param turn_ms: ``INFO timeout_turn`` (ms); ``match_ms``: ``INFO timeout_match`` (ms).

@@ -1,6 +1,6 @@
 """The Gomocup ("pbrain") protocol loop on a pair of byte streams: the commands' dispatch.
 
-Layout (``../shared/protocol.md`` sections 1.6 and 9.4): a *reader* thread queues the
+Layout (docs/protocol.md section 1): a *reader* thread queues the
 lines and acts on ``END`` and ``YXSTOP`` at once, a *command* thread runs the commands
 (:class:`gomoku_engine.protocol.reader.CommandThreads`).  The kernels the settings can call
 are loaded (from numba's cache, or compiled when it is cold) in a thread of its own from

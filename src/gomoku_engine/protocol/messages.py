@@ -1,6 +1,6 @@
 """Every ``MESSAGE`` line the engine prints, and a parser of its search lines.
 
-``MESSAGE`` lines are free text for the manager's log (``../shared/protocol.md`` section
+``MESSAGE`` lines are free text for the manager's log (docs/protocol.md section
 3); a manager shows them, a tool may read them.  This module writes them all, so the
 format has one owner, and reads back the search lines (:func:`parse_search_line`, used by
 ``gomoku-engine label``).  A search line gives the last completed iteration (and, per

@@ -1,11 +1,11 @@
 """The protocol's line I/O: the reader and command threads, and the writer of our lines.
 
-Managers end lines with LF, CRLF or a bare CR (``../shared/protocol.md`` section 1.2);
+Managers end lines with LF, CRLF or a bare CR (docs/protocol.md section 1);
 the reader splits at any of them without waiting for a following LF, stamps each line with
 its arrival time and hands it on.  Replies are single ASCII lines ending in ``\\n``,
-written under one lock and flushed at once (protocol notes 1.4).
+written under one lock and flushed at once (docs/protocol.md section 1).
 
-Threads (protocol notes 1.6, :class:`CommandThreads`): a *reader* thread reads stdin and
+Threads (docs/protocol.md section 1, :class:`CommandThreads`): a *reader* thread reads stdin and
 queues every line; it acts on ``END`` (sent on its own) and ``YXSTOP``/``STOP`` at once,
 even while a search runs (the search kernel releases the GIL).  A *command* thread
 executes the queued commands in order, and the calling thread only waits for the end, so
@@ -66,7 +66,7 @@ def read_lines(stream: BinaryIO, accept: Callable[[bytes, bool, bool], None]) ->
 
 
 class Output:
-    """Thread-safe line writer: one lock around write and flush (protocol notes 1.4)."""
+    """Thread-safe line writer: one lock around write and flush (docs/protocol.md section 1)."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream

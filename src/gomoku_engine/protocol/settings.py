@@ -1,7 +1,7 @@
 """What ``INFO`` sets, kept across games, and the parsing of ``INFO`` lines.
 
 Managers send ``INFO <key> <value>`` at any time, in any order, before or after
-``START`` (``../shared/protocol.md`` section 2.4).  :func:`apply_info` reads one line into a
+``START`` (docs/protocol.md section 4).  :func:`apply_info` reads one line into a
 :class:`Settings` and says what else must follow (the engine's settings, the kernels a move
 may call); unknown keys are ignored silently, bad values are reported by a ``MESSAGE``
 held until the next command (the manager is not reading while it sends ``INFO``,
@@ -41,7 +41,7 @@ SHOW_REALTIME = 1  #: lines while searching: each iteration's MESSAGE, the REALT
 SHOW_DETAIL = 2  #: the INFO lines of every searched line (protocol.analysis)
 
 #: MiB of INFO max_memory kept for Python, numba and the tables; the rest is hash
-#: (numba and llvmlite alone take ~150 MiB, protocol notes 5.5).
+#: (numba and llvmlite alone take ~150 MiB, docs/protocol.md section 5).
 MEMORY_RESERVE_MB = 230
 #: Largest transposition table ``INFO max_memory`` or ``INFO hash_size`` can ask for, MiB
 #: (``YXSHOWINFO`` reports it).
@@ -79,7 +79,7 @@ class Settings:
     #: their defaults (:data:`gomoku_engine.search.params.TUNABLES`), by name
     params: dict[str, float] = field(default_factory=dict)
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
-    #: reading while it sends INFO, protocol notes section 3), by topic
+    #: reading while it sends INFO, docs/protocol.md section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -258,7 +258,7 @@ def rule_from_info(code: int) -> tuple[Rule, bool, str | None]:
 
     The bitmask of the protocol (1 exactly five, 2 continuous, 4 renju, 8 caro), plus
     Yixin-Board's 2 for renju and Rapfi's 5 for freestyle with the swap1 opening
-    (``../shared/protocol.md`` section 4.1).  Continuous games are not supported: the
+    (docs/protocol.md section 4.1).  Continuous games are not supported: the
     rule is played without bit 2 and the message (sent as an ERROR line) says so.
     """
     if code == 5:

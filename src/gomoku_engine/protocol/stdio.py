@@ -21,7 +21,8 @@ def serve(level: int = 10, algorithm: str = "alphabeta", seed: int = 0,
     value when the process started (the first move's clock counts from it; ``None``: now).
     """
     warnings.simplefilter("ignore")
-    # Managers read our stderr as protocol lines (protocol notes 1.5): silence it for good.
+    # Managers read our stderr as protocol lines (docs/protocol.md section 1): silence it
+    # for good.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     sys.stderr = open(os.devnull, "w")

@@ -1,6 +1,6 @@
 """Swap2 (and swap1) opening decisions, made by the engine's own search.
 
-Swap2, the opening rule of the Gomocup "unlimited" tournament (protocol notes 2.12):
+Swap2, the opening rule of the Gomocup "unlimited" tournament (docs/protocol.md section 2):
 
 1. the first player places three stones (black, white, black);
 2. the second player either takes black (``SWAP``), or stays white and plays the fourth

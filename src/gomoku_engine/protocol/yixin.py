@@ -4,8 +4,7 @@
 ``YXBLOCKRESET``, ``YXSHOWFORBID``, ``YXNBEST``, ``YXSEARCHDEFEND``, ``YXBALANCEONE`` and
 ``YXBALANCETWO``; :class:`gomoku_engine.protocol.loop.ProtocolLoop` inherits them and
 dispatches to them like its own (the loop keeps the game, the engine and the line
-threads they use).  What each answers is in docs/protocol.md, section "Yixin-Board's
-commands".
+threads they use).  What each answers is in docs/protocol.md, section 6.
 """
 
 from __future__ import annotations
