@@ -88,6 +88,10 @@ from .threats import ThreatState, vcf
 _make_move = njit(inline="always")(make_move.py_func)
 _unmake_move = njit(inline="always")(unmake_move.py_func)
 
+#: the alpha-improvement reduction stops where a score is this decisive: rapfi's 2000 in
+#: our units (about 1/20 of its)
+ALPHA_REDUCTION_SCORE = 40_000
+
 # counters[] indices
 NODES = 0
 STOPPED = 1
@@ -632,10 +636,12 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     ss.eval_stack[ply] = static_eval
     improving = _improving(ss, ply, static_eval)
     # the opponent threatens a forced win (four-three or open-four points): only fours
-    # and defences are searched, and nothing is pruned
+    # and defences are searched, and nothing is pruned unless the tunable
+    # threatened_pruning says so (rapfi prunes there too)
     threatened = pos.threat_count[them, T_FOUR_THREE] + pos.threat_count[them, T_OPEN_FOUR] > 0
+    prunable = not threatened or tp.threatened_pruning != 0
 
-    if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
+    if not pv_node and prunable and -MATE_BOUND < beta < MATE_BOUND:
         # Reverse futility pruning (rapfi "futility pruning: child node", ~121 Elo).
         if (depth <= tp.futility_depth * ONE_PLY
                 and static_eval - tp.futility_margin
@@ -673,7 +679,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         quiet = pos.threat[us, move] < T_OPEN_THREE and pos.threat[them, move] < T_OPEN_THREE
         # Move-count pruning (rapfi ~107 Elo): once a move has been searched, quiet late
         # moves at shallow non-PV nodes are not tried.
-        if (quiet and not pv_node and not threatened and depth <= tp.move_count_depth * ONE_PLY
+        if (quiet and not pv_node and prunable and depth <= tp.move_count_depth * ONE_PLY
                 and i >= move_limit and best > -MATE_BOUND):
             continue
         new_depth = depth - ONE_PLY
@@ -684,10 +690,12 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         else:
             # Late-move reduction (rapfi ~59 Elo), from the table, adjusted per move.
             r = 0
-            lmr = depth >= tp.lmr_min_depth * ONE_PLY
+            lmr = depth >= tp.lmr_min_depth * ONE_PLY and (ply > 0 or i >= tp.lmr_root_skip)
             if lmr:
-                r = ONE_PLY * int(ss.reductions[min(depth // ONE_PLY, LMR_TABLE_SIZE - 1),
-                                                min(i + 1, LMR_TABLE_SIZE - 1)])
+                table = ss.reductions[min(depth // ONE_PLY, LMR_TABLE_SIZE - 1),
+                                      min(i + 1, LMR_TABLE_SIZE - 1)]
+                # whole plies, or the table's fraction of a ply too (rapfi's float depth)
+                r = int(ONE_PLY * table) if tp.lmr_fraction != 0 else ONE_PLY * int(table)
                 if pv_node:
                     r -= tp.lmr_pv
                 if cut_node != 0:
@@ -744,6 +752,11 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                     for j in range(i):
                         _history_update(ss, us, ss.move_buf[ply, j], -bonus)
                     break
+                # Alpha-improvement reduction (rapfi, ~26 Elo there): once a move raised
+                # alpha at a PV node, the later ones are searched shallower.
+                if (pv_node and 2 * ONE_PLY < depth < 12 * ONE_PLY
+                        and abs(score) < ALPHA_REDUCTION_SCORE):
+                    depth -= tp.alpha_reduction
     if best >= beta:
         flag = TT_LOWER
     elif best > alpha_orig:

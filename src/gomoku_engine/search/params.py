@@ -157,8 +157,18 @@ TUNABLES: tuple[Tunable, ...] = (
          "(half of it, plus one, when the evaluation does not improve) are not tried"),
     _float("move_count_exponent", 1.3, 0.5, 3.0, 0.1,
            "move-count pruning: see move_count_base"),
+    _int("threatened_pruning", 0, 0, 1, 1,
+         "1: reverse futility pruning, razoring and move-count pruning also where the "
+         "opponent threatens a forced win (has a four-three or open-four point), as rapfi "
+         "prunes there; 0: not there"),
     # late-move reductions
     _int("lmr_min_depth", 2, 1, 16, 1, "late-move reductions from this depth (plies) on"),
+    _int("lmr_root_skip", 1, 1, 8, 1,
+         "at the root, moves from this index on (0-based) are reduced: 1 reduces from the "
+         "second move on, rapfi's 2 from the third"),
+    _int("lmr_fraction", 0, 0, 1, 1,
+         "1: a reduction keeps the table's fraction of a ply (rapfi's float depth); 0: it is "
+         "cut to whole plies"),
     _float("lmr_base", 0.25, -2.0, 3.0, 0.15,
            "reduction (plies) = lmr_base + log(depth) * log(move number) / lmr_divisor, the "
            "form of Stockfish's and rapfi's tables"),
@@ -176,6 +186,11 @@ TUNABLES: tuple[Tunable, ...] = (
          "units of reduction taken off when the move's history exceeds "
          "lmr_history_threshold * depth^2 (plies)"),
     _float("lmr_history_threshold", 64.0, 0.0, 4096.0, 16.0, "see lmr_history"),
+    _int("alpha_reduction", 0, 0, 48, 4,
+         "units of depth taken off the later moves of a PV node once a move raised alpha, "
+         "at depth 3..11 plies, unless the score is decisive (rapfi's "
+         "ALPHA_IMPROVEMENT_REDUCTION, a ply, ~26 Elo there; 0 here, where it alone was no "
+         "gain in self-play: docs/strength.md)"),
     # the horizon
     _int("horizon_vcf_depth", 8, 0, 30, 1,
          "VCF at the horizon (a quiescence of fours, rapfi \"dive into vcf search when the "
