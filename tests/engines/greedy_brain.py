@@ -61,7 +61,9 @@ def serve(new_brain, on_info=None, name="greedy") -> None:
     """The protocol loop on stdin/stdout around a brain: ``new_brain(size)`` makes one at
     ``START`` (None: exit without answering, an engine that does not start); the brain has
     ``cells`` ({point: 1 ours, 2 theirs}) and ``move()``; ``on_info(brain, words)`` handles
-    an ``INFO`` line and returns a reply or None (``param_brain.py`` shares this loop)."""
+    an ``INFO`` line and returns a reply or None, and a brain's ``held`` list holds a line
+    written before the next command that is not ``INFO`` (``param_brain.py`` shares this
+    loop)."""
     brain = None
     out = sys.stdout
 
@@ -80,6 +82,8 @@ def serve(new_brain, on_info=None, name="greedy") -> None:
         if not parts:
             continue
         cmd = parts[0].upper()
+        if cmd != "INFO" and getattr(brain, "held", None):
+            reply(brain.held.pop())  # an INFO line's error, held until the next command
         if cmd in ("START", "RESTART"):
             brain = new_brain(int(parts[1]) if cmd == "START" else brain.size)
             if brain is None:

@@ -7,7 +7,8 @@ Two roles:
 
 * ``--role tuned`` (the default) takes ``--tunable NAME=OPTIMUM,WIDTH,LOW,HIGH``
   (repeatable) and answers ``INFO param NAME VALUE`` as the engine does: ``ERROR`` for a
-  name it does not know or a value outside [LOW, HIGH].  At its first move it wins the
+  name it does not know or a value outside [LOW, HIGH], written before its answer to the
+  next command that is not ``INFO``, and only for the last ``INFO param``.  At its first move it wins the
   game with probability ``p = 0.05 + 0.9 * exp(-sum(((value - OPTIMUM) / WIDTH)^2) / 2)``
   (a parameter never set counts at its optimum): a number ``u`` in [0, 1) drawn from
   ``--seed`` and the position it is first given (the opening stones and the opponent's
@@ -65,6 +66,7 @@ class Brain:
         self.size, self.role, self.tunables, self.seed = size, role, tunables, seed
         self.cells = {}
         self.values = {}
+        self.held = []  # the last INFO param's error, written before the next command
         self.wins = None  # decided at the first move
 
     def set_param(self, name, text):
@@ -135,8 +137,11 @@ def main():
         return Brain(size, role, tunables, seed) if start else None
 
     def on_info(brain, words):
+        # as the engine does: the error is held until the next command that is not INFO,
+        # and the next INFO param replaces it (only the last one's error is seen)
         if len(words) == 4 and words[1].lower() == "param":
-            return brain.set_param(words[2], words[3])
+            error = brain.set_param(words[2], words[3])
+            brain.held[:] = [error] if error else []
         return None
 
     serve(new_brain, on_info, name=f"param-{role}")

@@ -292,19 +292,25 @@ def check_engines(settings: TuneSettings, values: dict[str, float],
     ``OK``, and the tuned engine must take ``values`` by ``INFO param`` without an
     ``ERROR`` (an engine without ``INFO param``, or with other ranges).
 
+    Each ``INFO param`` line is followed by ``ABOUT``: an engine may hold an ``INFO``
+    line's ``ERROR`` until the next other command (this one does, and keeps only the
+    last ``INFO param``'s), so each value is asked about on its own.
+
     :raises TuneError: naming the engine and its answer.
     """
     for name, command, info in (("engine", settings.engine, info_lines(values)),
                                 ("opponent", settings.opponent, ())):
         lines = start_lines(settings.size, settings.rule, settings.turn_ms or NODE_CAP_TURN_MS,
-                            0, info=info)
+                            0)
+        lines += [line for key, value in info for line in (f"INFO {key} {value}", "ABOUT")]
+        lines.append("ABOUT")
         try:
             engine = EngineProcess(command)
         except OSError as exc:
             raise TuneError(f"the {name} ({' '.join(command)}) does not start: {exc}") from exc
         try:
-            engine.send(*lines, "ABOUT")
-            answers = _answers_until_about(engine, timeout_ms / 1000)
+            engine.send(*lines)
+            answers = _answers_until_about(engine, lines.count("ABOUT"), timeout_ms / 1000)
         except (OSError, EngineRefused) as exc:
             raise TuneError(f"the {name} ({' '.join(command)}) does not start: {exc}") from exc
         finally:
@@ -315,8 +321,9 @@ def check_engines(settings: TuneSettings, values: dict[str, float],
                             + "; ".join(errors or [f"answered {answers!r}"]))
 
 
-def _answers_until_about(engine: EngineProcess, timeout: float) -> list[str]:
-    """The engine's answers up to its ``ABOUT`` line (``name=...``).
+def _answers_until_about(engine: EngineProcess, abouts: int, timeout: float) -> list[str]:
+    """The engine's answers (``MESSAGE`` lines left out) up to its ``abouts``-th ``ABOUT``
+    line (``name=...``), those left out.
 
     :raises EngineRefused: if it stops answering first.
     """
@@ -326,11 +333,13 @@ def _answers_until_about(engine: EngineProcess, timeout: float) -> list[str]:
 
     deadline = time.perf_counter() + timeout
     answers: list[str] = []
-    while True:
+    while abouts:
         try:
             line = engine.read_reply(deadline - time.perf_counter())
         except (EngineTimeout, EOFError) as exc:
             raise EngineRefused(f"{exc} (answers so far: {answers!r})") from None
         if "name=" in line:
-            return answers
-        answers.append(line)
+            abouts -= 1
+        else:
+            answers.append(line)
+    return answers
