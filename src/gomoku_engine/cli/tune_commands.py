@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from .group import RULE_CHOICE, RULES, main
+
+if TYPE_CHECKING:
+    from ..arena.tune import TuneSettings, TuneState
 
 #: write the plot and the values every this many iterations (and at the end), so that a
 #: long run stopped early still has them
@@ -86,8 +90,10 @@ def tune(list_only: bool, engine: str | None, opponent: str | None, params: str,
     _run(settings, openings, out, workers, cluster)
 
 
-def _settings(engine, opponent, params, starts, games, pairs, nodes, turn_ms, openings,
-              out, seed, size, rule, gain, perturbation):  # noqa: ANN001, ANN202
+def _settings(engine: str | None, opponent: str | None, params: str,
+              starts: tuple[str, ...], games: int, pairs: int, nodes: int | None,
+              turn_ms: int, openings: str | None, out: str | None, seed: int, size: int,
+              rule: str, gain: float, perturbation: float) -> TuneSettings:
     """The run's :class:`~gomoku_engine.arena.tune.TuneSettings`, every option checked
     (click's usage errors otherwise)."""
     import shlex
@@ -121,7 +127,7 @@ def _settings(engine, opponent, params, starts, games, pairs, nodes, turn_ms, op
                         int(RULES[rule]), seed, gain, perturbation, openings)
 
 
-def _run(settings, openings: str | None, out: str, workers: int,  # noqa: ANN001
+def _run(settings: TuneSettings, openings: str | None, out: str, workers: int,
          cluster: str | None) -> None:
     """Resume or start the run in ``out``, check the engines, play it, write its results."""
     from tqdm import tqdm
@@ -142,7 +148,7 @@ def _run(settings, openings: str | None, out: str, workers: int,  # noqa: ANN001
                    "iterations played")
     games_each = 4 * settings.pairs
 
-    def saved(now) -> None:  # noqa: ANN001
+    def saved(now: TuneState) -> None:
         if len(now.history) % RESULTS_EVERY == 0:
             write_results(now, out)
 
