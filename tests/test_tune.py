@@ -269,3 +269,29 @@ def test_the_same_command_resumes_and_finishes(saved_run, openings):
     assert result.exit_code == 0, result.output
     assert "resuming" in result.output and "2 of 4 iterations" in result.output
     assert len(load_state(out).history) == 4
+
+
+def test_pairs_play_several_openings_an_iteration_as_the_cluster_groups_them(openings,
+                                                                             tmp_path):
+    from gomoku_engine.arena.cluster import pair_jobs
+    from gomoku_engine.arena.tune import _plan
+
+    opening_list = load_openings(openings, 15)
+    plan = _plan(opening_list, [7, 3])
+    assert [g[0] for g in plan] == list(range(8))
+    jobs = pair_jobs(plan, 4)  # the stride play_iteration's results give the runner
+    assert len(jobs) == 4
+    for first, second in jobs:  # one theta, one opening, colours swapped: a cluster job
+        assert first[1] == second[1] and first[3] == second[3] and first[2] != second[2]
+    assert {(job[0][1], tuple(job[0][3])) for job in jobs} == {
+        (pair, tuple(opening_list[i])) for pair in ((0, 2), (1, 2)) for i in (7, 3)}
+    settings = dataclasses.replace(_settings(16), pairs=2)
+    state = run_tune(new_state(settings), opening_list, tmp_path / "pairs", concurrency=2)
+    assert len(state.history) == 2
+    for iteration in state.history:
+        assert len(iteration.openings) == 2 and len(iteration.results) == 8
+        # results: theta+'s four games (black, white, black, white), then theta-'s
+        won = [r.startswith("B+") if k % 2 == 0 else r.startswith("W+")
+               for k, r in enumerate(iteration.results)]
+        assert iteration.score_plus == sum(won[:4]) / 4
+        assert iteration.score_minus == sum(won[4:]) / 4
