@@ -138,3 +138,14 @@ def test_param_option_of_bench_and_its_errors():
         return next(line for line in output.splitlines() if "signature" in line)
 
     assert signature(ran.output) != signature(default.output)
+
+
+def test_history_reset_starts_every_search_from_zero():
+    """With history_reset the history a search learned is gone at the next search (a
+    depth-1 search has no cut-off to learn from); without it, it stays for the game."""
+    for reset, kept in ((0, True), (1, False)):
+        engine = _midgame(history_reset=reset)
+        engine.search(Limits(depth=5, threats=False))
+        assert engine._state.history.any()
+        engine.search(Limits(depth=1, threats=False))
+        assert bool(engine._state.history.any()) == kept

@@ -92,6 +92,9 @@ _unmake_move = njit(inline="always")(unmake_move.py_func)
 #: our units (about 1/20 of its)
 ALPHA_REDUCTION_SCORE = 40_000
 
+#: ``score_buf`` mark of a candidate move-count pruning skipped
+NOT_SEARCHED = -(2**31)
+
 # counters[] indices
 NODES = 0
 STOPPED = 1
@@ -459,6 +462,32 @@ def _history_update(ss: SearchState, us: int, move: int, bonus: int) -> None:
     ss.history[us, move] = h + bonus - h * abs(bonus) // ss.tune[0].history_max
 
 
+@njit
+def _history_reward(ss: SearchState, ply: int, us: int, index: int, bonus: int) -> None:
+    """The move at ``index`` of the ply's candidates gains ``bonus`` of history, those
+    ordered before it lose as much (with the tunable history_searched_only, only those
+    that were searched, not those move-count pruning skipped)."""
+    bonus = min(bonus, ss.tune[0].history_max)
+    _history_update(ss, us, ss.move_buf[ply, index], bonus)
+    searched_only = ss.tune[0].history_searched_only != 0
+    for j in range(index):
+        if not searched_only or ss.score_buf[ply, j] != NOT_SEARCHED:
+            _history_update(ss, us, ss.move_buf[ply, j], -bonus)
+
+
+@njit
+def _history_tt_move(pos: Position, ss: SearchState, us: int, move: int, depth: int,
+                     cut: bool) -> None:
+    """A TT cutoff's quiet move gains history when its score cut, loses it when it failed
+    low (rapfi's ``updateTTMoveStats``)."""
+    them = 1 - us
+    if pos.threat[us, move] >= T_OPEN_THREE or pos.threat[them, move] >= T_OPEN_THREE:
+        return
+    plies = depth / ONE_PLY
+    bonus = min(int(ss.tune[0].history_bonus * plies * plies), ss.tune[0].history_max)
+    _history_update(ss, us, move, bonus if cut else -bonus)
+
+
 @njit(inline="always")
 def _poll_stop(ss: SearchState) -> bool:
     c = ss.counters
@@ -629,6 +658,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                     or (flag == TT_UPPER and tt_score <= alpha)):
                 if tt_move >= 0:
                     _pv_leaf(ss, ply, tt_move)
+                    if ss.tune[0].history_tt != 0:
+                        _history_tt_move(pos, ss, us, tt_move, depth, tt_score >= beta)
                 return tt_score
     if static_eval == NO_EVAL:
         static_eval = evaluate(pos)
@@ -681,6 +712,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         # moves at shallow non-PV nodes are not tried.
         if (quiet and not pv_node and prunable and depth <= tp.move_count_depth * ONE_PLY
                 and i >= move_limit and best > -MATE_BOUND):
+            ss.score_buf[ply, i] = NOT_SEARCHED  # (the priorities are not read again)
             continue
         new_depth = depth - ONE_PLY
         _make_move(pos, tab, move)
@@ -745,12 +777,9 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                         ss.killers[ply, 0] = move
                     if prev >= 0:
                         ss.counter_moves[us, prev] = move
-                    # the move that cut gains, the moves ordered before it lose (quiet
-                    # ones that move-count pruning skipped included)
-                    bonus = int(tp.history_bonus * plies * plies)
-                    _history_update(ss, us, move, bonus)
-                    for j in range(i):
-                        _history_update(ss, us, ss.move_buf[ply, j], -bonus)
+                    # the move that cut gains, the moves ordered before it lose (those
+                    # move-count pruning skipped too, unless history_searched_only)
+                    _history_reward(ss, ply, us, i, int(tp.history_bonus * plies * plies))
                     break
                 # Alpha-improvement reduction (rapfi, ~26 Elo there): once a move raised
                 # alpha at a PV node, the later ones are searched shallower.
@@ -761,6 +790,11 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         flag = TT_LOWER
     elif best > alpha_orig:
         flag = TT_EXACT
+        if tp.history_pv != 0:  # rapfi: the best move's stats at every node that has one
+            for i in range(n):
+                if ss.move_buf[ply, i] == best_move:
+                    _history_reward(ss, ply, us, i, int(tp.history_bonus * plies * plies))
+                    break
     else:
         flag = TT_UPPER
     _tt_store(ss, key, best_move, _score_to_tt(best, ply), static_eval, depth, flag)

@@ -170,6 +170,8 @@ class SearchDriver:
         ss.counters[DEADLINE], timer = start_clock(limits, start, ss.stop)
         ss.counters[ROOT_FILTER] = 0
         ss.counters[ROOT_MOVES] = 0  # unknown until the root generates its moves
+        if tunable(ss, "history_reset"):
+            ss.history[:] = 0
         ss.counters[GENERATION] = (ss.counters[GENERATION] + 1) % 256
         ss.counters[HORIZON_VCF] = (tunable(ss, "horizon_vcf_nodes")
                                     if limits.threats and limits.horizon_vcf else 0)

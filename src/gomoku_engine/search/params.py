@@ -125,7 +125,18 @@ TUNABLES: tuple[Tunable, ...] = (
          "never overflow over a long game and old results fade"),
     _float("history_bonus", 1.0, 0.0, 64.0, 0.5,
            "a move that cuts gains history_bonus * depth^2 (plies), the moves searched "
-           "before it lose as much"),
+           "before it lose as much (at most history_max)"),
+    _int("history_reset", 0, 0, 1, 1,
+         "1: history starts from zero at every search (rapfi); 0: it lives for the game"),
+    _int("history_searched_only", 0, 0, 1, 1,
+         "1: only the moves searched before the one that cut lose history (rapfi); 0: "
+         "also those move-count pruning skipped"),
+    _int("history_pv", 0, 0, 1, 1,
+         "1: the best move of a PV node with an exact score gains history too (rapfi "
+         "updates the best move's stats at every node that has one); 0: only cut-offs"),
+    _int("history_tt", 0, 0, 1, 1,
+         "1: a TT cutoff's quiet move gains history when it cut, loses it when it failed "
+         "low (rapfi); 0: TT cutoffs leave history alone"),
     # breadth
     _int("root_breadth", 32, 1, 225, 4,
          "breadth limit at the root: the best this many candidates by move order are "
