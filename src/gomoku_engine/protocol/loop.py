@@ -41,6 +41,7 @@ from .board_commands import board_stones, read_block, swap2_stones
 from .game_state import GameState
 from .engine_holder import EngineHolder
 from .move_reply import KERNEL_FREE_MS, MoveReply
+from .ponder import Ponder
 from .messages import engine_info_lines, swap2_line
 from .reader import CommandThreads, Line, Output, split_word
 from .settings import (MAX_HASH_MB, MEMORY_RESERVE_MB, Changed, Settings, apply_info,
@@ -136,6 +137,8 @@ class ProtocolLoop(YixinCommands):
         self._engines = EngineHolder(engine_factory or (lambda w, h: Engine(w, h)),
                                      self._settings, warm_up)
         self._moves = MoveReply(self.out, self._settings)
+        self._ponder = Ponder(self._settings, self._engines, self._threads.has_queued)
+        self._threads.idle, self._threads.wake = self._ponder.run, self._ponder.wake
 
     def run(self) -> None:
         """Serve commands until END or the end of input; returns at once on END."""
@@ -365,6 +368,7 @@ class ProtocolLoop(YixinCommands):
     def _reply_move(self, game: GameState, line: Line) -> None:
         self._moves.answer(game, self._engines.for_move, line.arrived,
                            self._threads.stop_requested)
+        self._ponder.after_move(game)
 
 
 __all__ = ["ABOUT", "MEMORY_RESERVE_MB", "Output", "ProtocolLoop", "Point", "START_WAIT_S",

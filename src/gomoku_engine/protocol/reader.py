@@ -110,6 +110,11 @@ class CommandThreads:
         self._busy = threading.Event()  # set while a command is being executed
         self._ending = threading.Event()
         self.stop_requested = False  #: YXSTOP arrived for the command being executed
+        #: run by the command thread when no command is queued (pondering), until
+        #: :attr:`wake` (called by the reader thread when any line or the end of input
+        #: arrives) makes it return
+        self.idle: Callable[[], None] | None = None
+        self.wake: Callable[[], None] | None = None
 
     def run(self) -> None:
         """Serve commands until END or the end of input; returns at once on END.
@@ -145,9 +150,14 @@ class CommandThreads:
                 taken.append(waiting.popleft())
         return taken
 
+    def has_queued(self) -> bool:
+        """Whether a line (or the end of input) waits for the command thread."""
+        return not self._queue.empty()
+
     def _read(self) -> None:
         read_lines(self._stdin, self._accept)
         self._queue.put(None)  # end of input: finish the queued commands, then exit
+        self._wake()
 
     def _accept(self, raw: bytes, alone: bool, early: bool) -> None:
         """Queue one line, or act on it at once.
@@ -165,15 +175,26 @@ class CommandThreads:
             return
         if word in ("YXSTOP", "STOP"):
             # Stop the search of the command being executed, even if it has not begun yet
-            # (waiting for warm-up); an idle YXSTOP does nothing.
+            # (waiting for warm-up); an idle YXSTOP does nothing but stop a ponder.
             if self._busy.is_set():
                 self.stop_requested = True
                 self._stop_search()
+            self._wake()
             return
         self._queue.put(Line(text, time.perf_counter(), early))
+        self._wake()
+
+    def _wake(self) -> None:
+        if self.wake is not None:
+            self.wake()
 
     def _execute(self) -> None:
         while not self._ending.is_set():
+            if self.idle is not None and not self.has_queued():
+                try:
+                    self.idle()
+                except Exception as exc:  # never die (as below)
+                    self._out.line(f"ERROR internal error: {type(exc).__name__}: {exc}")
             line = self._queue.get()
             if line is None:
                 break

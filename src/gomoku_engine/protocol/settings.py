@@ -75,6 +75,8 @@ class Settings:
     opening_rule: str = "none"
     #: ``INFO thread_num``: search threads (lazy SMP, :meth:`Engine.set_threads`)
     threads: int = 1
+    #: ``INFO pondering 1``: search on the opponent's time (:mod:`.ponder`)
+    pondering: bool = False
     #: ``INFO param NAME VALUE`` (and ``--param``): the search's tunables set away from
     #: their defaults (:data:`gomoku_engine.search.params.TUNABLES`), by name
     params: dict[str, float] = field(default_factory=dict)
@@ -197,6 +199,7 @@ _NUMBER_SETTINGS: dict[str, Callable[[Settings, int], Changed]] = {
     "seed": _setter("seed", int, Changed.ENGINE),
     "thread_num": _setter("threads", int, Changed.ENGINE),  # the engine clamps it
     "threats": _setter("threats", int, Changed.KERNELS),
+    "pondering": _setter("pondering", lambda n: n == 1, Changed.NOTHING),  # Rapfi: 1 only
 }
 
 
