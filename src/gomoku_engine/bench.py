@@ -1,6 +1,6 @@
 """``gomoku-engine bench``: fixed positions searched to a fixed depth, with a signature.
 
-Modelled on Stockfish's and rapfi's ``bench`` (``../shared/style.md`` section C): every
+Modelled on Stockfish's and rapfi's ``bench`` (Stockfish's ``benchmark.cpp``): every
 position is searched from a cleared transposition table with no time limit, so the node
 counts depend only on the search code.  The signature is a CRC-32 of every position's node
 count and root score; any change to search behaviour changes it, and a test pins it at a

@@ -1,8 +1,9 @@
 """Move notation: protocol pairs ``x,y`` and position strings like ``h8i9j10``.
 
 In a position string a letter gives the column ``x`` (``a`` = 0) and the number the row
-``y`` + 1, black first, as in ``../shared/openings/*.pos`` and the Gomocup submission checks
-(``../shared/protocol.md`` section 7.3).  Both forms use the protocol's orientation.
+``y`` + 1, black first, as in the ``.pos`` opening files of ``gomoku-engine match`` and
+the Gomocup submission checks (``docs/protocol.md`` section 7.1).  Both forms use the
+protocol's orientation.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ then (half of its moves: a random point next to a stone, seeded per game).
 
 Chosen from measured matches (README, "Strength levels"): each level scores more than
 50% against the level below it.  ``INFO strength 0..100`` (Rapfi's key,
-``../shared/protocol.md`` section 6.2) maps to a level with :func:`level_for_strength`.
+``docs/protocol.md`` section 4) maps to a level with :func:`level_for_strength`.
 """
 
 from __future__ import annotations

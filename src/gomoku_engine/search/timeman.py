@@ -1,6 +1,6 @@
 """Time management: from the manager's ``INFO`` time keys to a soft and a hard budget.
 
-Semantics follow the Gomocup protocol (``../shared/protocol.md`` section 5):
+Semantics follow the Gomocup protocol (``docs/protocol.md`` section 5):
 
 * ``timeout_turn`` is the per-move limit in ms; 0 means "play as fast as possible";
 * ``timeout_match`` is the whole-game limit in ms; 0 means unlimited;

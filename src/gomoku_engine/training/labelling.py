@@ -15,7 +15,7 @@ The engine must print its score in a ``MESSAGE`` line, as rapfi does (``... | Ev
 ``ev win in 5`` / ``ev loss in 4``: :mod:`gomoku_engine.protocol.messages`), always for
 the side to move.  The depth limit is sent as ``INFO max_depth``, a Yixin-board extension
 that both engines read.  Positions are sent with ``BOARD`` (1 the side to move's stones,
-2 the opponent's, in game order): ``../shared/protocol.md``.
+2 the opponent's, in game order): ``docs/protocol.md`` section 2.
 
 The file (numpy ``.npz``):
 
