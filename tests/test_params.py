@@ -120,9 +120,17 @@ def test_info_param_sets_a_tunable_and_answers_error_for_bad_ones():
     assert engine.params["futility_margin"] == 1200
     assert engine.params["breadth"] == TUNABLE["breadth"].default
     errors = [line for line in lines if line.startswith("ERROR")]
-    assert len(errors) == 2, lines  # one per topic held until the next command
+    assert len(errors) == 3, lines  # each held until the next command
     assert "unknown parameter 'no_such_thing'" in errors[0]
-    assert "razor_margin" in errors[1]  # the later bad line replaced the earlier one
+    assert "breadth 999" in errors[1] and "razor_margin" in errors[2]
+
+
+def test_a_good_value_takes_back_the_error_of_the_same_name_only():
+    lines, engine = _session("START 15", "INFO max_depth 2", "INFO param breadth 0",
+                             "INFO param killer_bonus -5", "INFO param breadth 12", "BEGIN")
+    errors = [line for line in lines if line.startswith("ERROR")]
+    assert len(errors) == 1 and "killer_bonus" in errors[0], lines
+    assert engine.params["breadth"] == 12
     assert lines[-1].count(",") == 1  # the move is still answered
 
 

@@ -244,13 +244,16 @@ def _set_name(settings: Settings, key: str, name: str) -> Changed:
 def _set_param(settings: Settings, text: str) -> Changed:
     """``INFO param NAME VALUE``: one of the search's tunables for the next searches (no
     recompiling); an unknown name, a missing or bad value, or one outside the tunable's
-    range answers an ``ERROR`` line and changes nothing."""
+    range answers an ``ERROR`` line and changes nothing.  Each name has its own pending
+    line: a later good value of the same name takes its error back, another name's error
+    stays."""
     name, value = split_word(text)
-    settings.pending_lines.pop("param", None)
+    topic = f"param {name.lower()}"
+    settings.pending_lines.pop(topic, None)
     try:
         key, number = check_param(name, value.strip())
     except ValueError as problem:
-        settings.pending_lines["param"] = f"ERROR INFO param {text.strip()}: {problem}"
+        settings.pending_lines[topic] = f"ERROR INFO param {text.strip()}: {problem}"
         return Changed.NOTHING
     settings.params[key] = number
     return Changed.ENGINE
