@@ -28,7 +28,7 @@ class Rule(IntEnum):
     """Win conditions, numbered by their ``INFO rule`` code.
 
     Source: Gomocup protocol, ``INFO rule`` bitmask (1 exactly five, 4 renju, 8 caro) and
-    the referees' win checks; see ``../shared/protocol.md`` section 4.
+    the referees' win checks; see ``docs/protocol.md`` section 4.1.
     """
 
     FREESTYLE = 0  #: five or more in a row wins

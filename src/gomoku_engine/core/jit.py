@@ -2,7 +2,7 @@
 
 * :data:`njit` is ``numba.njit(cache=True, nogil=True)``: compiled code is cached on disk
   (paid once by ``gomoku-engine warmup``) and releases the GIL so the protocol's reader
-  thread keeps running while a search thinks (``../shared/protocol.md`` section 9.4).
+  thread keeps running while a search thinks (``docs/protocol.md`` section 1).
 * numba's cache does not notice when a kernel's *callee* in another file changes (numba
   docs, "developer/caching").  :func:`_drop_stale_cache` therefore keys the whole cache on a
   hash of the sources the kernels are made of (:func:`kernel_sources`: the modules that
@@ -10,7 +10,7 @@
   clears it when one of them changed; editing the CLI, the protocol loop or a document
   recompiles nothing.
 * :func:`atomic_load` reads a stop flag with an atomic (monotonic) load; a plain load in a
-  tight loop can be hoisted by LLVM and never see the flag change (protocol notes 9.4).
+  tight loop can be hoisted by LLVM and never see the flag change.
 * :func:`monotonic_ns` reads the monotonic clock from inside a kernel (``clock_gettime``,
   which numba does not offer: numba issue #4003), so the search keeps its own deadline
   even when the machine is so loaded that a timer thread wakes late.  On Windows it
