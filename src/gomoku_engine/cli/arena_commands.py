@@ -90,7 +90,7 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
     Example, two strength levels of this engine, 200 ms per move:
       gomoku-engine match --engine "full=gomoku-engine" \\
           --engine "l5=gomoku-engine --level 5" --games 40 --turn-ms 200 \\
-          --openings ../shared/openings/freestyle15_balanced_dev.pos
+          --openings openings.pos
     """
     from ..arena.match import Clock, check_openings, load_openings, run_round_robin
 
