@@ -13,6 +13,7 @@ import click
 
 from ..arena.clock import STARTUP_MS
 from .group import RULE_CHOICE, RULES, main
+from .openings_commands import OPENINGS, OPENINGS_HELP, warn_if_other_board
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -32,9 +33,8 @@ if TYPE_CHECKING:
                    "--info strength=50. Repeatable.")
 @click.option("--games", type=click.IntRange(1, None), default=20, show_default=True,
               help="Games per pair of engines.")
-@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Opening file, pos (h8i9j7) or offset (0,0, 1,0, 1,3) lines; each "
-                   "opening is played twice with colours swapped.")
+@click.option("--openings", type=OPENINGS, default=None,
+              help=OPENINGS_HELP + " Each opening is played twice with colours swapped.")
 @click.option("--seed", type=int, default=None,
               help="Play the openings in a random order from this seed [default: file order].")
 @click.option("--size", type=click.IntRange(5, 32), default=15, show_default=True)
@@ -87,10 +87,11 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
     95% interval and LOS, the standings, forfeits and move times.
 
     \b
-    Example, two strength levels of this engine, 200 ms per move:
+    Example, two strength levels of this engine, 200 ms per move, from the built-in
+    balanced openings (`gomoku-engine openings list`):
       gomoku-engine match --engine "full=gomoku-engine" \\
           --engine "l5=gomoku-engine --level 5" --games 40 --turn-ms 200 \\
-          --openings openings.pos
+          --openings freestyle15
     """
     from ..arena.match import Clock, check_openings, load_openings, run_round_robin
 
@@ -101,6 +102,8 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
         raise click.BadParameter("give a time per move or per game", param_hint="--turn-ms")
     specs = _engine_specs(engines, infos)
     opening_list = load_openings(openings, size) if openings else []
+    if openings:
+        warn_if_other_board(openings, size, rule)
     try:
         check_openings(opening_list, opening_rule, size)
     except ValueError as exc:
