@@ -7,20 +7,19 @@ import random
 from gomoku_engine.core.constants import MATE
 from gomoku_engine.search.levels import LEVELS
 from gomoku_engine.search.limits import SearchResult
-from gomoku_engine.search.policy import apply_blunder, move_limits
-from gomoku_engine.search.timeman import UNLIMITED, TimeControl
+from gomoku_engine.protocol.policy import apply_blunder, move_limits
+from gomoku_engine.search.timeman import TimeControl
 
 
-def test_limits_take_the_clock_and_the_tighter_caps():
-    clock = TimeControl(turn_ms=2000)
-    soft, hard = clock.budget(10)
-    full = move_limits(clock, 10, 10, start=5.0)
+def test_limits_take_the_budget_and_the_tighter_caps():
+    budget = TimeControl(turn_ms=2000).budget(10)
+    full = move_limits(budget, 10, start=5.0)
     assert (full.soft_ms, full.hard_ms, full.depth, full.nodes, full.start) == (
-        soft, hard, None, None, 5.0)
+        *budget, None, None, 5.0)
     assert full.threats and not full.vct and not full.horizon_vcf  # Limits' defaults
-    capped = move_limits(clock, 10, 7, max_depth=3, max_nodes=10**9)
+    capped = move_limits(budget, 7, max_depth=3, max_nodes=10**9)
     assert (capped.depth, capped.nodes) == (3, LEVELS[7].nodes)
-    flags = move_limits(clock, 10, threats=False, vct=True, horizon_vcf=True)
+    flags = move_limits(budget, threats=False, vct=True, horizon_vcf=True)
     assert (flags.threats, flags.vct, flags.horizon_vcf) == (False, True, True)
 
 
@@ -40,21 +39,3 @@ def test_only_a_blundering_level_blunders_and_never_with_a_forced_result():
     moves = {apply_blunder(_result(5), 1, rng, stones, empty, 15, 15).move for _ in range(200)}
     assert (7, 7) in moves and len(moves) > 2  # level 1 blunders half of its moves
     assert all(max(abs(x - 7), abs(y - 7)) <= 1 for x, y in moves)
-
-
-def test_the_clock_is_charged_with_the_increment():
-    clock = TimeControl(turn_ms=5000, match_ms=60_000, increment_ms=1000)
-    clock.new_game()
-    assert clock.left_ms == 60_000
-    clock.charge(2500.7)
-    assert clock.left_ms == 58_500
-    unlimited = TimeControl()
-    unlimited.new_game()
-    unlimited.charge(100)
-    assert unlimited.left_ms == UNLIMITED
-    late = TimeControl(left_ms=UNLIMITED)
-    late.set_match(30_000)
-    assert late.left_ms == 30_000
-    late.left_ms = 1000
-    late.set_match(30_000)  # time_left already sent: kept
-    assert late.left_ms == 1000

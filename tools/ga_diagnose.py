@@ -22,7 +22,7 @@ from gomoku_engine.core.constants import EMPTY, T_OPEN_FOUR
 from gomoku_engine.engine import Engine
 from gomoku_engine.arena.match import load_openings
 from gomoku_engine.arena.records import read_psq
-from gomoku_engine.search.policy import move_limits
+from gomoku_engine.protocol.policy import move_limits
 from gomoku_engine.search.timeman import TimeControl
 
 OPENINGS = (Path(__file__).resolve().parents[1].parent / "shared" / "openings"
@@ -52,7 +52,7 @@ def main() -> None:
                 pos, them = board.position, 2 - ga_colour
                 threats = {int(c) for c in board.geometry.points
                            if pos.cells[c] == EMPTY and pos.threat[them, c] >= T_OPEN_FOUR}
-                result = engine.search(move_limits(clock, 0, start=time.perf_counter()))
+                result = engine.search(move_limits(clock.budget(0), start=time.perf_counter()))
                 kind = str(engine.last_ga["kind"])
                 kinds[kind] += 1
                 if kind in ("ga", "ga-defend"):

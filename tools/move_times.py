@@ -23,7 +23,7 @@ import click
 from gomoku_engine.core.constants import Rule, mate_in
 from gomoku_engine.engine import Engine
 from gomoku_engine.arena.records import read_psq
-from gomoku_engine.search.policy import move_limits
+from gomoku_engine.protocol.policy import move_limits
 from gomoku_engine.search.timeman import TimeControl
 
 KINDS = ("thought", "quick, won", "quick, lost", "quick, forced", "quick, other")
@@ -31,7 +31,8 @@ KINDS = ("thought", "quick, won", "quick, lost", "quick, forced", "quick, other"
 
 def _classify(engine: Engine, turn_ms: int) -> str:
     """Why the engine moves at once here: search as a ``timeout_turn`` game would."""
-    result = engine.search(move_limits(TimeControl(turn_ms=turn_ms), engine.board.ply))
+    budget = TimeControl(turn_ms=turn_ms).budget(engine.board.ply)
+    result = engine.search(move_limits(budget))
     mate = mate_in(result.score)
     if mate is not None:
         return "quick, won" if mate > 0 else "quick, lost"

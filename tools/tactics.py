@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.search.policy import move_limits
+from gomoku_engine.protocol.policy import move_limits
 from gomoku_engine.search.timeman import TimeControl
 
 TACTICS = Path(__file__).resolve().parents[1].parent / "shared" / "puzzles" / "tactics_dev.jsonl"
@@ -49,8 +49,8 @@ def main() -> None:
             limits = Limits(nodes=args.nodes, depth=60, threats=args.threats, vct=args.vct,
                             horizon_vcf=not args.no_horizon)
         else:
-            limits = move_limits(TimeControl(turn_ms=args.turn_ms), engine.board.ply,
-                                 start=time.perf_counter(), threats=args.threats,
+            budget = TimeControl(turn_ms=args.turn_ms).budget(engine.board.ply)
+            limits = move_limits(budget, start=time.perf_counter(), threats=args.threats,
                                  vct=args.vct, horizon_vcf=not args.no_horizon)
         result = engine.search(limits)
         slowest = max(slowest, result.time_ms)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gomoku_engine.core.constants import BLACK, WHITE, Rule
 from gomoku_engine.engine import Engine
-from gomoku_engine.search.policy import move_limits
+from gomoku_engine.protocol.policy import move_limits
 from gomoku_engine.search.timeman import TimeControl
 
 PUZZLES = Path(__file__).resolve().parents[1].parent / "shared" / "puzzles" / "puzzles_dev.jsonl"
@@ -79,7 +79,7 @@ def main() -> None:
             engine = Engine(record["size"], rule=RULES[record["rule"]], hash_mb=16,
                             algorithm=algorithm, seed=args.seed)
             setup(engine, record)
-            result = engine.search(move_limits(clock, 0, start=time.perf_counter()))
+            result = engine.search(move_limits(clock.budget(0), start=time.perf_counter()))
             ok = wins(engine, record, result.move)
             solved[algorithm] += ok
             how = f", by {engine.last_ga['kind']}" if algorithm == "ga" else ""

@@ -9,7 +9,7 @@ fives and renju fouls are judged by the same code as in the protocol and the mat
 referee.  The engine, borrowed from the same pool while it thinks, searches with a
 strength level's depth and node caps inside a per-move time limit, and a level that
 blunders does so, by the game-move policy the protocol loop follows too
-(:mod:`gomoku_engine.search.policy`).
+(:mod:`gomoku_engine.protocol.policy`).
 
 Callers serialise the requests that change one game (the web layer holds
 :attr:`HumanGame.lock`); other threads may read :meth:`HumanGame.view` at any time, even
@@ -31,7 +31,7 @@ from ..eval import win_rate
 from ..core.errors import GomokuError, InvalidMoveError
 from ..game.board import Board
 from ..search.levels import MAX_LEVEL, MIN_LEVEL
-from ..search.policy import apply_blunder, move_limits
+from ..protocol.policy import apply_blunder, move_limits
 from ..core.notation import Point, format_point, format_score
 from ..core.opening_rules import OPENING_RULES, first_move_violation
 from ..core.rules import FOUL_NAMES, LEGAL
@@ -419,7 +419,8 @@ class HumanGame:
     def _think(self, level_number: int, then: Callable[[Engine, SearchResult], T]) -> T:
         """Borrow an engine, set the game on it, search at a level, and return
         ``then(engine, result)`` (called before the engine goes back to the pool)."""
-        limits = move_limits(TimeControl(turn_ms=int(self.move_ms)), self.ply, level_number)
+        budget = TimeControl(turn_ms=int(self.move_ms)).budget(self.ply)
+        limits = move_limits(budget, level_number)
         with self._state_lock:
             self.thinking, self._stop_asked = True, False
         try:

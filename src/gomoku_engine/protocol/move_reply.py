@@ -4,7 +4,7 @@ are still compiling, the kernel-free move), a level's blunder, the lines written
 :class:`MoveReply` owns what a game's moves share between requests: the random source of
 a level's blunders (reseeded at every ``START``, so a game is reproducible) and the points
 ``YXBLOCK`` excluded.  It also answers ``YXNBEST`` (the same with several principal
-variations).  The move's limits and blunders follow :mod:`gomoku_engine.search.policy`;
+variations).  The move's limits and blunders follow :mod:`gomoku_engine.protocol.policy`;
 every line written comes from :mod:`gomoku_engine.protocol.messages`, and those written
 while searching from :mod:`gomoku_engine.protocol.analysis`.
 """
@@ -18,7 +18,7 @@ from ..core.notation import Point, format_pair
 from ..engine import DEFAULT_ALGORITHM, Engine, Limits, SearchResult
 from ..search.kernel_free import kernel_free_move
 from ..search.limits import ms_since
-from ..search.policy import apply_blunder, move_limits
+from .policy import apply_blunder, move_limits
 from .analysis import search_report
 from .balance import balanced_move, balanced_pair
 from .game_state import GameState
@@ -36,6 +36,8 @@ OPTIONAL_WAIT_SHARE = 0.5
 
 #: ``(game, core_until, optional_until) -> (engine or None, optional kernels loaded)``
 EngineForMove = Callable[[GameState, float, float], tuple[Engine | None, bool]]
+#: A move's ``(soft_ms, hard_ms)`` (:meth:`gomoku_engine.search.timeman.TimeControl.budget`)
+Budget = tuple[float, float]
 
 
 class MoveReply:
@@ -89,13 +91,15 @@ class MoveReply:
         if game.is_full:
             self.out.line("ERROR the board is full: no move left")
             return
-        engine, optional = self._engine(game, engine_for_move, arrived)
+        budget = self.settings.time.budget(game.ply)  # once, from the clock as it was asked
+        engine, optional = self._engine(game, engine_for_move, arrived, budget)
         colour = game.to_move
         if engine is None:
             move, time_ms = self._kernel_free(game, arrived)
             written = [kernel_free_line(time_ms)]
         else:
-            result = self._search(engine, arrived, stop_requested, not optional, multipv)
+            result = self._search(engine, arrived, budget, stop_requested, not optional,
+                                  multipv)
             move, time_ms = result.move, result.time_ms
             written = [multipv_line(index, line) for index, line in enumerate(result.lines, 1)]
             written.append(result_line(result))
@@ -105,10 +109,10 @@ class MoveReply:
             self.out.line(text)
         self.out.line(format_pair(move))
 
-    def _engine(self, game: GameState, engine_for_move: EngineForMove,
-                arrived: float) -> tuple[Engine | None, bool]:
-        """``engine_for_move`` waiting as long as the move's budget allows."""
-        _, hard_ms = self.settings.time.budget(game.ply)
+    def _engine(self, game: GameState, engine_for_move: EngineForMove, arrived: float,
+                budget: Budget) -> tuple[Engine | None, bool]:
+        """``engine_for_move`` waiting as long as the move's hard budget allows."""
+        hard_ms = budget[1]
         return engine_for_move(game, arrived + (hard_ms - KERNEL_FREE_MS) / 1000.0,
                                arrived + hard_ms * OPTIONAL_WAIT_SHARE / 1000.0)
 
@@ -118,14 +122,14 @@ class MoveReply:
                                 game.to_move, self.blocked, settings.opening_rule)
         return move, ms_since(arrived)
 
-    def _search(self, engine: Engine, arrived: float, stop_requested: bool,
+    def _search(self, engine: Engine, arrived: float, budget: Budget, stop_requested: bool,
                 core_only: bool, multipv: int) -> SearchResult:
         """The searched move, played on the engine's board (a level's blunder applied);
         ``core_only``: the alpha-beta search without the root VCT, whatever the settings."""
         board, settings = engine.board, self.settings
         if core_only:
             engine.set_algorithm(DEFAULT_ALGORITHM)
-        limits = self._limits(board.ply, arrived, core_only)
+        limits = self._limits(budget, arrived, core_only)
         blocked = limits.excluded
         limits.multipv = multipv
         report = search_report(self.out, settings.show_detail, board.rule)
@@ -144,14 +148,14 @@ class MoveReply:
         board.play(*result.move)
         return result
 
-    def _limits(self, ply: int, arrived: float, core_only: bool) -> Limits:
-        """The limits of a move at ``ply`` asked for at ``arrived``, the blocked points
+    def _limits(self, budget: Budget, arrived: float, core_only: bool) -> Limits:
+        """The limits of a move of ``budget`` asked for at ``arrived``, the blocked points
         excluded (``core_only``: without the root VCT)."""
         settings = self.settings
         flags = settings.threat_flags()
         if core_only:
             flags["vct"] = False
-        limits = move_limits(settings.time, ply, settings.level,
+        limits = move_limits(budget, settings.level,
                              max_depth=settings.max_depth, max_nodes=settings.max_nodes,
                              start=arrived, **flags)
         limits.excluded = frozenset(self.blocked)
@@ -182,7 +186,8 @@ class MoveReply:
         if game.width * game.height - game.ply < count:
             self.out.line(f"ERROR the board is full: {name} needs {count} empty points")
             return
-        engine, _ = self._engine(game, engine_for_move, arrived)
+        budget = self.settings.time.budget(game.ply)
+        engine, _ = self._engine(game, engine_for_move, arrived, budget)
         if engine is None:
             moves = []
             for _ in range(count):
@@ -191,7 +196,7 @@ class MoveReply:
             written = [kernel_free_line(ms_since(arrived))]
         else:
             engine.set_algorithm(DEFAULT_ALGORITHM)
-            limits = self._limits(game.ply, arrived, core_only=True)
+            limits = self._limits(budget, arrived, core_only=True)
             try:
                 found = (balanced_pair(engine, limits, target, stopped) if pair
                          else balanced_move(engine, limits, target))
@@ -222,4 +227,4 @@ class MoveReply:
         self.answer(game, engine_for_move, arrived, stop_requested, max(1, lines))
 
 
-__all__ = ["EngineForMove", "KERNEL_FREE_MS", "MoveReply", "OPTIONAL_WAIT_SHARE"]
+__all__ = ["Budget", "EngineForMove", "KERNEL_FREE_MS", "MoveReply", "OPTIONAL_WAIT_SHARE"]

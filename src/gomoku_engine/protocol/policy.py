@@ -1,9 +1,11 @@
 """The game-move policy: how a game move is searched and chosen at a strength level.
 
 One owner for what the protocol loop (:mod:`gomoku_engine.protocol.loop`) and the human
-game (:mod:`gomoku_engine.play.human`) both do for each move of a game:
+game (:mod:`gomoku_engine.play.human`, a layer above the protocol) both do for each move of
+a game:
 
-* the clock to a soft and a hard budget (:meth:`gomoku_engine.search.timeman.TimeControl.budget`);
+* the move's soft and hard budget, computed once when the move is asked for
+  (:meth:`gomoku_engine.search.timeman.TimeControl.budget`);
 * the strength level's depth and node caps (:data:`gomoku_engine.search.levels.LEVELS`),
   combined with the caller's own caps (``INFO max_depth`` / ``INFO max_node``): the tighter
   of each pair applies;
@@ -23,20 +25,18 @@ from collections.abc import Callable
 
 from ..core.constants import mate_in
 from ..core.notation import Point
-from .levels import LEVELS, MAX_LEVEL, blunder_move, combine
-from .limits import Limits, SearchResult
-from .timeman import TimeControl
+from ..search.levels import LEVELS, MAX_LEVEL, blunder_move, combine
+from ..search.limits import Limits, SearchResult
 
 
-def move_limits(clock: TimeControl, moves_played: int, level: int = MAX_LEVEL, *,
+def move_limits(budget: tuple[float, float], level: int = MAX_LEVEL, *,
                 max_depth: int | None = None, max_nodes: int | None = None,
                 start: float | None = None, threats: bool = True, vct: bool = False,
                 horizon_vcf: bool = False) -> Limits:
     """The :class:`Limits` of one game move.
 
-    :param clock: the time settings (ms); its budget counts from ``start``.
-    :param moves_played: stones on the board (the time manager spreads the match time
-        over the moves still to come).
+    :param budget: ``(soft_ms, hard_ms)`` of the move, counted from ``start``
+        (:meth:`gomoku_engine.search.timeman.TimeControl.budget`).
     :param level: strength level 1..10; its depth (plies) and node caps apply.
     :param max_depth: the caller's depth cap in plies (``None``: none).
     :param max_nodes: the caller's node cap (``None``: none).
@@ -47,7 +47,7 @@ def move_limits(clock: TimeControl, moves_played: int, level: int = MAX_LEVEL, *
     :raises KeyError: for a level outside 1..10.
     """
     caps = LEVELS[level]
-    soft, hard = clock.budget(moves_played)
+    soft, hard = budget
     return Limits(hard_ms=hard, soft_ms=soft, depth=combine(max_depth, caps.depth),
                   nodes=combine(max_nodes, caps.nodes), start=start, threats=threats,
                   vct=vct, horizon_vcf=horizon_vcf)
