@@ -7,16 +7,37 @@ Semantics follow the Gomocup protocol (``docs/protocol.md`` section 5):
 * ``time_left`` is the match time still available in ms, 2147483647 meaning unlimited
   (it may be negative when a manager lets an engine overrun);
 * ``time_increment`` (Yixin-Board's key, sent by this project's match runner) is added to
-  the match time after each move (Fischer), so each move's share of the match time grows
-  by it; the cap of a quarter of the time left still holds.
+  the match time after each move (Fischer).
 
 The *hard* budget is when the search must stop (the move is then sent at once); the *soft*
-budget is the time after which no new iteration starts, scaled by the search between 0.75x
-(the best move has been stable) and 2x (it keeps changing, or the score falls), see
-:meth:`gomoku_engine.engine.Engine.search`.  An iteration the hard budget interrupts still
-gives its best completed root move, so the soft budget can start iterations late: at a
-fixed turn time, moves take 60-90% of the turn.  A safety margin keeps Python and pipe
-overheads out of the manager's tolerance, which the engine never plans to use.
+budget is the time after which no new iteration starts, scaled by the search between the
+tunables ``time_stable`` (0.85: the best move has been stable) and ``time_factor_max`` (2:
+it keeps changing, or the score falls), see :func:`gomoku_engine.search.driver._time_factor`.
+An iteration the hard budget interrupts still gives its best completed root move, so the
+soft budget can start iterations late.
+
+**A turn limit only** (no match clock, or an ample one, see below): hard is the turn less
+:meth:`TimeControl.margin`, soft :data:`SOFT_SHARE` of it; moves then take 60-90% of the
+turn (docs/protocol.md section 5).
+
+**A match clock** follows the model of Rapfi's time control (Rapfi 2022, file
+``Rapfi/search/timecontrol.cpp``, constants from ``Rapfi/config.cpp``; GPL-3, only the
+model and its numbers are taken): a *maximum* per move, the time left over a few moves
+(Rapfi's ``MatchSpaceMin`` 7), capped by the turn limit, and an *optimum*, the time left
+over the moves still expected (at most Rapfi's ``MatchSpace`` 22, see :func:`moves_to_go`),
+capped at :data:`SOFT_SHARE` of the maximum (Rapfi's ``AdvancedStopRatio`` caps it at
+0.9; 0.8 here, as with a turn limit only, since this search scales its soft budget by up
+to 2 where Rapfi's factors mostly stay below 1.5).  The
+match time is *ample* when the turn limit times :data:`MOVE_HORIZON` moves (Rapfi's 64)
+fits in it: the turn limit alone then applies.  Rapfi scales its optimum by the best
+move's changes and the score's fall when it checks for a stop; here the search does that
+with the soft budget (the tunables ``time_*``, :mod:`gomoku_engine.search.params`).
+Differences from Rapfi: the moves expected shrink as the game goes on (Rapfi counts the
+empty points, which is 22 or more until the board is nearly full), so that a game of
+usual length uses most of the clock; the increment is added to the optimum and to the
+maximum; and the clock's own margin (:meth:`TimeControl.margin` of the time left, up to
+500 ms) is never planned for, so that a game that takes the hard budget every move still
+ends with time on its clock.
 """
 
 from __future__ import annotations
@@ -24,24 +45,55 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 UNLIMITED = 2147483647
-#: Budget for ``timeout_turn 0`` ("as fast as possible") when no match time applies, ms.
-FAST_MOVE_MS = 150.0
-#: Moves we expect still to play when spreading the match time (rapfi-like estimate).
-MIN_MOVES_TO_GO = 16
-#: the soft budget as a share of the hard one
+#: Hard budget of ``timeout_turn 0`` ("play as fast as possible") without a match clock,
+#: ms: the first iteration completes whatever the budget (well under a millisecond), and
+#: the root threat search is cut at this time.
+FAST_MOVE_MS = 20.0
+#: Soft budget of ``timeout_turn 0``, ms: no second iteration starts after it.
+FAST_SOFT_MS = 1.0
+#: the soft budget as a share of the hard one with a turn limit only (no match clock)
 SOFT_SHARE = 0.8
+#: Rapfi's ``MatchSpaceMin``: the hard budget is at most the time left over this many moves.
+MATCH_SPACE_MIN = 7.0
+#: Rapfi's ``MatchSpace``: the most moves the optimum spreads the time left over.
+MATCH_SPACE = 22.0
+#: The fewest moves the optimum spreads the time left over, however long the game has
+#: lasted (a game that goes on keeps a 1/MOVES_TO_GO_MIN share of its clock a move).
+MOVES_TO_GO_MIN = 12.0
+#: Plies by which a game is expected to be over, for :func:`moves_to_go`: the games of
+#: 15x15 freestyle in this project's matches (494 games against Rapfi and in self-play,
+#: 2026-11-28: plies median 47, upper quartile 68, counting the opening's stones).
+EXPECTED_PLIES = 60
+#: Rapfi's ``MoveHorizon``: the match time is ample when the turn limit times this many
+#: moves fits in it.
+MOVE_HORIZON = 64
+#: Smallest hard budget, ms (the first iteration completes anyway).
+MIN_HARD_MS = 5.0
+
+
+def moves_to_go(moves_played: int) -> float:
+    """Our moves still expected in a game with ``moves_played`` stones on the board.
+
+    Half the plies left to :data:`EXPECTED_PLIES`, between :data:`MOVES_TO_GO_MIN` and
+    :data:`MATCH_SPACE`: 22 up to ply 16 (Rapfi's constant), then fewer, so that the clock
+    is mostly spent by the time most games end, and never below 12 (from ply 36 on), so
+    that a game that goes on still has time for its moves (the time left then shrinks by
+    about a twelfth a move: a tenth of it is still there 27 moves later).
+    """
+    return min(MATCH_SPACE, max(MOVES_TO_GO_MIN, (EXPECTED_PLIES - moves_played) / 2))
 
 
 @dataclass
 class TimeControl:
     """The manager's time settings, all in milliseconds (protocol defaults)."""
 
-    turn_ms: int = 30_000  #: ``INFO timeout_turn``
+    turn_ms: int = 30_000  #: ``INFO timeout_turn`` (0: as fast as possible)
     match_ms: int = 0  #: ``INFO timeout_match`` (0 = unlimited)
     left_ms: int = UNLIMITED  #: ``INFO time_left``
     increment_ms: int = 0  #: ``INFO time_increment``: added to the match time after each move
 
     def match_limited(self) -> bool:
+        """Whether a match clock applies: ``timeout_match`` set and ``time_left`` known."""
         return 0 < self.match_ms < UNLIMITED and self.left_ms != UNLIMITED
 
     def new_game(self) -> None:
@@ -63,24 +115,27 @@ class TimeControl:
     def budget(self, moves_played: int) -> tuple[float, float]:
         """``(soft_ms, hard_ms)`` for the next move, counted from when the command arrived.
 
+        See the module docstring for the model.  ``0 < soft <= hard``; hard is at least
+        :data:`MIN_HARD_MS`, never more than the turn less its margin and, with a match
+        clock, never more than the time left less its margin (unless that is below
+        :data:`MIN_HARD_MS`: a move must be made).
+
         :param moves_played: stones on the board (to estimate the moves still to come).
         """
-        hard = float("inf")
-        if self.turn_ms > 0:
-            hard = self.turn_ms - self.margin(self.turn_ms)
+        if self.turn_ms <= 0:  # "as fast as possible", match clock or not
+            return FAST_SOFT_MS, FAST_MOVE_MS
+        turn_hard = self.turn_ms - self.margin(self.turn_ms)
+        soft, hard = turn_hard * SOFT_SHARE, turn_hard
         if self.match_limited():
-            left = max(0, self.left_ms)
-            to_go = max(MIN_MOVES_TO_GO, 50 - moves_played // 4)
-            share = left / to_go + self.increment_ms
-            hard = min(hard, left * 0.25 - self.margin(left), share * 3)
-            # a move takes one to two soft budgets on average (see the module docstring)
-            soft = min(hard * SOFT_SHARE, share * 0.6)
-        elif self.turn_ms > 0:
-            soft = hard * SOFT_SHARE
-        else:  # timeout_turn 0 and no match limit: move at once
-            hard = FAST_MOVE_MS
-            soft = FAST_MOVE_MS / 2
-        hard = max(hard, 5.0)
+            usable = max(0.0, self.left_ms - self.margin(self.match_ms))
+            if self.turn_ms * MOVE_HORIZON > usable:  # not ample: spread the clock
+                increment = self.increment_ms
+                maximum = min(hard, usable / MATCH_SPACE_MIN + increment,
+                              max(usable, MIN_HARD_MS))
+                optimum = usable / moves_to_go(moves_played) + increment
+                hard = maximum
+                soft = min(optimum, maximum * SOFT_SHARE)
+        hard = max(hard, MIN_HARD_MS)
         return max(1.0, min(soft, hard)), hard
 
     @staticmethod
