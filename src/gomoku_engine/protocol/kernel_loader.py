@@ -70,6 +70,10 @@ class KernelLoader:
         docstring); False: compile it in this process.
     :param on_loaded: called in the loader's thread with each group's name once it is
         loaded (the protocol loop builds its engine then, outside any move).
+
+    :attr:`after_loaded` callbacks run next, still before the group counts as loaded for
+    :meth:`wait` and :meth:`loaded` (the protocol loop gives the engine just built the
+    ``INFO`` settings that came during the build).
     """
 
     def __init__(self, enabled: bool = True, compile_apart: bool = True,
@@ -83,6 +87,8 @@ class KernelLoader:
         self._queue: queue.Queue[str] = queue.Queue()
         #: seconds each group took to load (for ``MESSAGE`` lines and the docs)
         self.seconds: dict[str, float] = {}
+        #: called in the loader's thread with each group's name, after ``on_loaded``
+        self.after_loaded: list[Callable[[str], None]] = []
         if enabled:
             threading.Thread(target=self._run, name="kernel-loader", daemon=True).start()
 
@@ -95,6 +101,11 @@ class KernelLoader:
                 if group not in self._asked:
                     self._asked.add(group)
                     self._queue.put(group)
+
+    def loaded(self, group: str) -> bool:
+        """Whether ``group`` is loaded (or its load ended in an error, which its first call
+        then reports), at once; True when nothing loads in the background."""
+        return not self.enabled or self._done[group].is_set()
 
     def wait(self, groups: Iterable[str], timeout: float | None = None) -> bool:
         """Ask for ``groups`` and wait until all are loaded or ``timeout`` seconds passed.
@@ -155,6 +166,8 @@ class KernelLoader:
                 gc.freeze()  # see the module docstring; costs no collection
                 if self._on_loaded is not None:
                     self._on_loaded(group)
+                for call in self.after_loaded:
+                    call(group)
             except Exception:  # noqa: BLE001 - the move's own call retries (and reports) it
                 pass
             finally:

@@ -8,7 +8,11 @@ held until the next command (the manager is not reading while it sends ``INFO``,
 section 3).
 
 Yixin-Board's ``INFO hash_size`` (KiB) sizes the transposition table with ``max_memory``
-(:meth:`Settings.hash_mb`).  This engine's extensions: ``INFO algorithm``, ``INFO evaluation``, ``INFO opening`` (the
+(:meth:`Settings.hash_mb`).  Writing a new table takes 1-2 ms a MiB (120-290 ms for the
+120 MiB of Gomocup's ``max_memory``), so the protocol loop resizes it where no move waits:
+before ``START``'s ``OK``, or at its next idle point (:attr:`Settings.table_held`).
+
+This engine's extensions: ``INFO algorithm``, ``INFO evaluation``, ``INFO opening`` (the
 opening rule of black's first stone), ``INFO seed``, ``INFO threats`` (a sum of the
 ``THREATS_*`` bits below) and ``INFO param NAME VALUE`` (one of the search's tunables).
 """
@@ -83,6 +87,14 @@ class Settings:
     #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
     #: reading while it sends INFO, docs/protocol.md section 3), by topic
     pending_lines: dict[str, str] = field(default_factory=dict)
+    #: ``INFO max_memory`` or ``hash_size`` changed the table's size and the engine's table
+    #: is not resized yet: :meth:`apply_to` leaves it until the protocol loop resizes it
+    #: where no move waits (``START``, or when no command is queued)
+    table_held: bool = False
+    #: ``INFO`` changed the engine's settings before the core kernels were in (the
+    #: kernel loader's thread may be building the engine): they are given to it once
+    #: built, rather than the ``INFO`` line waiting for the build while a move's clock runs
+    engine_stale: bool = False
 
     @property
     def rule(self) -> Rule:
@@ -104,7 +116,8 @@ class Settings:
 
     def apply_to(self, engine: Engine) -> None:
         """Set the engine's rule, algorithm, evaluation, seed, opening rule, threads and
-        transposition table (:meth:`hash_mb`, else the size it was built with)."""
+        transposition table (:meth:`hash_mb`, else the size it was built with; the table
+        is left as it is while :attr:`table_held`)."""
         engine.set_rule(self.rule)
         engine.set_algorithm(self.algorithm)
         engine.set_evaluation(self.evaluation)
@@ -112,8 +125,9 @@ class Settings:
         engine.set_opening_rule(self.opening_rule)
         engine.set_threads(self.threads)
         engine.set_params(self.params)
-        hash_mb = self.hash_mb()
-        engine.set_hash_size(engine.default_hash_mb if hash_mb is None else hash_mb)
+        if not self.table_held:
+            hash_mb = self.hash_mb()
+            engine.set_hash_size(engine.default_hash_mb if hash_mb is None else hash_mb)
 
     def hash_mb(self) -> float | None:
         """The transposition table (MiB) for :attr:`max_memory` and :attr:`hash_size_kb`,
@@ -137,6 +151,7 @@ class Changed(enum.Flag):
     NOTHING = 0
     ENGINE = enum.auto()  #: the engine's settings: apply them to the engine
     KERNELS = enum.auto()  #: the kernel groups a move may call: load them
+    TABLE = enum.auto()  #: the transposition table's size: resize it where no move waits
 
 
 #: ``INFO`` keys whose value is one of a few names, the :class:`Settings` field each sets
@@ -189,8 +204,8 @@ _NUMBER_SETTINGS: dict[str, Callable[[Settings, int], Changed]] = {
     "timeout_match": _set_match,
     "time_left": _set_time("left_ms", int),  # may be negative after an overrun
     "time_increment": _set_time("increment_ms", _at_least_0),
-    "max_memory": _setter("max_memory", _at_least_0, Changed.ENGINE),
-    "hash_size": _setter("hash_size_kb", _at_least_0, Changed.ENGINE),
+    "max_memory": _setter("max_memory", _at_least_0, Changed.TABLE),
+    "hash_size": _setter("hash_size_kb", _at_least_0, Changed.TABLE),
     "rule": _set_rule,
     "max_depth": _setter("max_depth", _positive_or_none, Changed.NOTHING),
     "max_node": _setter("max_nodes", _positive_or_none, Changed.NOTHING),
