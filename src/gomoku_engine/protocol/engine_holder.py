@@ -62,8 +62,14 @@ class EngineHolder:
                     self.engine.new_game()
 
     def for_game(self, game: GameState, until: float | None = None) -> Engine | None:
-        """The engine with its board set to ``game``, or None if the core kernels are not
-        loaded, or the engine not built, by ``until`` (perf_counter; None: no limit)."""
+        """The engine with its board brought to ``game``, or None if the core kernels are
+        not loaded, or the engine not built, by ``until`` (perf_counter; None: no limit).
+
+        ``game`` is the authoritative copy; the board follows it incrementally
+        (:meth:`GameState.sync`: an ordinary turn places one stone, not the whole game),
+        and its transposition table and pattern state are kept.  A board of another size
+        is a new engine (:meth:`_built`); another rule rebuilds the board when ``INFO``
+        sets it (:meth:`gomoku_engine.engine.Engine.set_rule`)."""
         left = None if until is None else max(0.0, until - time.perf_counter())
         if not self.loader.wait((CORE,), left):
             return None
