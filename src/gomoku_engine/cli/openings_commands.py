@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 import time
 
 import click
@@ -150,8 +151,9 @@ def make(engine: str, count: int, out: str, size: int, rule: str, stones: tuple[
       gomoku-engine match --engine a=gomoku-engine --engine b=gomoku-engine \\
           --openings my_openings.pos --games 2 --turn-ms 100
     """
+    from tqdm import tqdm
+
     from ..arena.openings import BalanceError, MakeSettings, reference_engine, write_suite
-    from .arena_commands import _progress
 
     try:
         settings = MakeSettings(engine=tuple(shlex.split(engine)), count=count, size=size,
@@ -162,7 +164,8 @@ def make(engine: str, count: int, out: str, size: int, rule: str, stones: tuple[
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--stones") from exc
     began = time.perf_counter()
-    with _progress(count, "opening") as progress:
+    with tqdm(total=count, unit="opening", file=sys.stderr,
+              disable=not sys.stderr.isatty()) as progress:
         try:
             with reference_engine(settings) as reference:
                 made = write_suite(reference, out, lambda opening: progress.update())

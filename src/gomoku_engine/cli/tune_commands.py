@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .group import RULE_CHOICE, RULES, main
+from .openings_commands import OPENINGS
 
 if TYPE_CHECKING:
     from ..arena.tune import TuneSettings, TuneState
@@ -41,9 +42,9 @@ RESULTS_EVERY = 10
                    "then do not depend on the machine's load.")
 @click.option("--turn-ms", type=click.IntRange(0, None), default=0, show_default=True,
               help="Time per move (INFO timeout_turn); 0 with --nodes: a 60 s safety net.")
-@click.option("--openings", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Opening file, as match reads it; each iteration draws one (seeded). "
-                   "Without it the games start empty.")
+@click.option("--openings", type=OPENINGS, default=None,
+              help="Opening file or built-in set, as match reads it; each iteration draws "
+                   "one (seeded). Without it the games start empty.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Folder of the run's state (resumed when it holds one), plot and values.")
 @click.option("--workers", "--concurrency", "workers", type=click.IntRange(1, 64), default=1,
