@@ -7,7 +7,7 @@ inside it); scheduling and pipe latency outside it are what the safety margin of
 :mod:`gomoku_engine.search.timeman` is for, and they are measured by the lateness soak
 (``scripts/lateness_soak.py``, figures in ``docs/testing.md``), not asserted here, since
 they change with the machine's load.  The limits asserted below are the manager's own
-(the turn, a quarter of the time left), which leave the engine's margin as slack: an
+(the turn, a share of the time left), which leave the engine's margin as slack: an
 engine that overran its turn would fail, load would not make a correct one fail.
 
 Also here: ``INFO time_increment``, ``INFO max_memory`` and ``INFO hash_size`` (the hash
@@ -73,9 +73,10 @@ def test_moves_end_within_the_turn(live):
     assert max(times) >= 250, times  # the turn time was used: the limit was what stopped it
 
 
-def test_moves_end_within_a_quarter_of_the_match_time_left(live):
-    """With 2 s left of the game and a 30 s turn, the engine's cap is a quarter of the time
-    left (its match share is far less); the manager's limit would be the whole 2 s."""
+def test_moves_end_within_a_share_of_the_match_time_left(live):
+    """With 2 s left of a 100 s game and a 30 s turn, the engine's cap is a seventh of the
+    time left less the clock's 500 ms reserve (214 ms; search/timeman.py); the manager's
+    limit would be the whole 2 s."""
     engine = started(live, "INFO timeout_turn 30000", "INFO timeout_match 100000")
     moves = timed_moves(engine, [f"INFO time_left 2000\n{board}" for board in BOARDS])
     times = [tm for _, tm in moves]
