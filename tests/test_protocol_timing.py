@@ -21,6 +21,7 @@ import pytest
 
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine
+from gomoku_engine.kernels import warmup
 from gomoku_engine.protocol import kernel_loader
 from gomoku_engine.protocol import loop as loop_module
 from gomoku_engine.protocol.loop import MEMORY_RESERVE_MB, TABLE_GRACE_S, ProtocolLoop
@@ -87,6 +88,13 @@ class PipeLoop:
     def close(self) -> None:
         os.write(self._in, b"END\n")
         os.close(self._in)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kernels_loaded():
+    """The core kernels loaded in this process first (the loops here load none in the
+    background), so that no timed move below loads one."""
+    warmup()
 
 
 @pytest.fixture
