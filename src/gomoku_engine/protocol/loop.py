@@ -10,10 +10,8 @@ answered at once, ``START`` waits for them until ``START_WAIT_S`` after the mana
 (the process's start, when it was already waiting in the pipe), and a move that comes
 before they are ready waits only as long as its time allows
 (:mod:`gomoku_engine.protocol.move_reply`).  Nothing a command does may wait for the
-engine's build or for a new transposition table while a move waits behind it: ``INFO``
-settings that come while the kernel loader's thread may be building the engine are given
-to it once it is built, and the table ``INFO max_memory`` or ``INFO hash_size`` asks for is
-written before ``START``'s ``OK`` or at the next idle point (no command queued).  The game itself is kept in plain Python
+engine's build or for a new transposition table while a move waits behind it
+(:mod:`gomoku_engine.protocol.held_settings`).  The game itself is kept in plain Python
 (:mod:`gomoku_engine.protocol.game_state`) and the engine, built outside any move
 (:mod:`gomoku_engine.protocol.engine_holder`), follows it.
 
@@ -30,7 +28,6 @@ a move request is never answered with ERROR once a game exists.  Only
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import BinaryIO
@@ -40,12 +37,12 @@ from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
-from ..kernels import CORE
 from ..search.levels import MAX_LEVEL
 from ..search.params import check_params
 from .board_commands import board_stones, read_block, swap2_stones
 from .game_state import GameState
 from .engine_holder import EngineHolder
+from .held_settings import TABLE_GRACE_S, HeldSettings
 from .move_reply import KERNEL_FREE_MS, MoveReply
 from .ponder import Ponder
 from .messages import engine_info_lines, swap2_line
@@ -65,11 +62,6 @@ ABOUT = (f'name="gomoku-engine", version="{__version__}", '
 #: about 1.35 s after the process starts on an idle 2-core machine, later on a busy one
 #: (docs/startup.md); a first move that comes before them pays for their loading.
 START_WAIT_S = 2.0
-#: How long the command thread, with nothing queued, waits for a command before it writes
-#: a transposition table of the size ``INFO`` asked for, in seconds: a manager writes its
-#: ``INFO`` lines and the move after them one by one, and a move that came just after the
-#: table began would wait for it (120-290 ms for 120 MiB).
-TABLE_GRACE_S = 0.05
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
@@ -149,12 +141,8 @@ class ProtocolLoop(YixinCommands):
                                      self._settings, warm_up)
         self._moves = MoveReply(self.out, self._settings)
         self._ponder = Ponder(self._settings, self._engines, self._threads.has_queued)
+        self._held = HeldSettings(self._settings, self._engines, self._threads.has_queued)
         self._threads.idle, self._threads.wake = self._idle, self._wake
-        self._arrived = threading.Event()  # a line came (set by the reader's wake)
-        #: guards Settings.engine_stale between the command and the kernel loader's thread
-        self._stale_lock = threading.Lock()
-        self._core_ready = False  # the loader built the engine (or is past the core)
-        self._engines.loader.after_loaded.append(self._kernels_loaded)
 
     def run(self) -> None:
         """Serve commands until END or the end of input; returns at once on END."""
@@ -165,53 +153,15 @@ class ProtocolLoop(YixinCommands):
         if engine is not None:
             engine.stop()
 
-    # --- settings outside the moves --------------------------------------------------------
-    def _apply_engine_settings(self) -> None:
-        """Give the engine the ``INFO`` settings now, unless the kernel loader's thread may
-        be building it (the core kernels not yet in): the ``INFO`` line would then wait for
-        the build (100-400 ms) while the move queued behind it counts its time; the build
-        reads the settings, and :meth:`_kernels_loaded` gives it any that came later."""
-        with self._stale_lock:
-            if self._core_ready or self._engines.loader.loaded(CORE):
-                self._settings.engine_stale = False
-                self._engines.apply_settings()
-            else:
-                self._settings.engine_stale = True
-
-    def _kernels_loaded(self, group: str) -> None:
-        """In the kernel loader's thread, once ``group`` is loaded (and, for the core, the
-        engine built): the settings that came during the build."""
-        if group == CORE:
-            with self._stale_lock:
-                self._core_ready = True
-                if self._settings.engine_stale:
-                    self._settings.engine_stale = False
-                    self._engines.apply_settings()
-
-    def _resize_table(self) -> None:
-        """Write the transposition table ``INFO`` asked for (:attr:`Settings.table_held`)
-        now, in the command thread, with no move waiting."""
-        with self._stale_lock:
-            self._settings.table_held = self._settings.engine_stale = False
-            self._engines.apply_settings()
-
     def _idle(self) -> None:
-        """With no command queued: a held table is written (unless a command comes within
-        :data:`TABLE_GRACE_S`, or the engine may still be being built), then the ponder
-        search, if asked for, runs until the next line."""
-        settings = self._settings
-        if settings.table_held and self._engines.loader.loaded(CORE):
-            self._arrived.clear()
-            if self._threads.has_queued() or self._arrived.wait(TABLE_GRACE_S):
-                return  # the command first; the table at the next idle point
-            self._resize_table()
-            if self._threads.has_queued():
-                return
-        self._ponder.run()
+        """With no command queued: a held table (:mod:`.held_settings`), then the ponder
+        search, if asked for, until the next line."""
+        if self._held.at_idle():
+            self._ponder.run()
 
     def _wake(self) -> None:
         """In the reader thread, for every line (and the end of input)."""
-        self._arrived.set()
+        self._held.line_arrived()
         self._ponder.wake()
 
     # --- dispatch --------------------------------------------------------------------------
@@ -270,8 +220,7 @@ class ProtocolLoop(YixinCommands):
             # machine) was charged to the first move (docs/startup.md).
             for info in self._threads.take_queued("INFO"):
                 self._dispatch(info)
-            if self._settings.table_held:
-                self._resize_table()  # before OK: the first move is asked for on OK
+            self._held.before_ok()  # the table: the first move is asked for on OK
             self._engines.for_game(game)
         self.out.line("OK")
 
@@ -303,10 +252,7 @@ class ProtocolLoop(YixinCommands):
         changed = apply_info(self._settings, rest)
         if changed & Changed.KERNELS:
             self._engines.loader.request(self._settings.kernel_groups())  # in the background
-        if changed & Changed.TABLE:
-            self._settings.table_held = True  # see _idle and _start_game
-        if changed & Changed.ENGINE:
-            self._apply_engine_settings()
+        self._held.changed(changed)  # the engine's settings and table, no move waiting
 
     def _cmd_about(self, rest: str, line: Line) -> None:
         self.out.line(ABOUT)
