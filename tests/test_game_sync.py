@@ -223,24 +223,42 @@ def _session(*commands: str) -> tuple[ProtocolLoop, list[str]]:
     return loop, out.getvalue().decode().splitlines()
 
 
-class _Opponent(io.BytesIO):
-    """The loop's output, and its manager: after each of the engine's moves the
-    kernel-free player answers with ``TURN`` (it blocks, so the game goes on unwon),
-    ``turns`` times; then it takes back our last move and its own (``TAKEBACK``) and
-    plays elsewhere; then ``END``."""
+class _Manager(io.BytesIO):
+    """The loop's output, and its manager, which reads our moves from it and sends its
+    next lines through a pipe (:func:`_piped`): :meth:`answer` after each of our moves."""
 
-    def __init__(self, pipe: BinaryIO, turns: int) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.pipe, self.turns, self.took_back = pipe, turns, False
+        self.pipe: BinaryIO | None = None
         self.loop: ProtocolLoop | None = None
 
     def write(self, data: bytes) -> int:  # type: ignore[override]
         written = super().write(data)
         text = data.decode().strip()
-        if not (text.count(",") == 1 and text[0].isdigit()):
-            return written
-        game = self.loop._game if self.loop is not None else None  # our move is in it
-        assert game is not None
+        if text.count(",") == 1 and text[0].isdigit():
+            game = self.loop._game if self.loop is not None else None  # our move is in it
+            assert game is not None
+            self.answer(game)
+        return written
+
+    def answer(self, game: GameState) -> None:
+        raise NotImplementedError
+
+    def send(self, *lines: str) -> None:
+        assert self.pipe is not None
+        self.pipe.write(("\n".join(lines) + "\n").encode())
+
+
+class _Opponent(_Manager):
+    """After each of the engine's moves the kernel-free player answers with ``TURN`` (it
+    blocks, so the game goes on unwon), ``turns`` times; then it takes back our last move
+    and its own (``TAKEBACK``) and plays elsewhere; then ``END``."""
+
+    def __init__(self, turns: int) -> None:
+        super().__init__()
+        self.turns, self.took_back = turns, False
+
+    def answer(self, game: GameState) -> None:
         if self.turns:
             self.turns -= 1
             x, y = kernel_free_move(15, 15, Rule.FREESTYLE, game.stones, game.to_move)
@@ -254,13 +272,11 @@ class _Opponent(io.BytesIO):
                       f"TURN {x},{y}")
         else:
             self.send("END")
-        return written
-
-    def send(self, *lines: str) -> None:
-        self.pipe.write(("\n".join(lines) + "\n").encode())
 
 
-def test_the_protocol_loop_places_one_stone_per_turn(monkeypatch):
+@pytest.fixture
+def placements(monkeypatch) -> list[int]:
+    """The stones each :meth:`GameState.sync` places, one entry a sync, in order."""
     placed: list[int] = []
     sync = GameState.sync
 
@@ -279,26 +295,107 @@ def test_the_protocol_loop_places_one_stone_per_turn(monkeypatch):
             placed.append(count[0])
 
     monkeypatch.setattr(GameState, "sync", counted)
+    return placed
+
+
+def _piped(out: _Manager, *first: str) -> ProtocolLoop:
+    """A loop that writes to ``out`` and reads what its manager sends, ``first`` first,
+    run until the manager's ``END``."""
     read_end, write_end = os.pipe()
     with os.fdopen(write_end, "wb", buffering=0) as pipe:
-        out = _Opponent(pipe, turns=10)
+        out.pipe = pipe
         loop = ProtocolLoop(os.fdopen(read_end, "rb"), out, warm_up=False,
                             engine_factory=lambda w, h: Engine(w, h, hash_mb=4))
         out.loop = loop
-        # depth 3: at depth 1 the engine makes a five within these turns, and a board
-        # that records a five is rebuilt when a stone is taken back
-        out.send("START 15", "INFO max_depth 3", "BEGIN")
+        out.send(*first)
         loop.run()
+    return loop
+
+
+def test_the_protocol_loop_places_one_stone_per_turn(placements):
+    out = _Opponent(turns=10)
+    # depth 3: at depth 1 the engine makes a five within these turns, and a board
+    # that records a five is rebuilt when a stone is taken back
+    loop = _piped(out, "START 15", "INFO max_depth 3", "BEGIN")
     lines = out.getvalue().decode().splitlines()
     assert not [line for line in lines if line.startswith("ERROR")], lines
     engine, game = loop._engines.engine, loop._game
     assert engine is not None and game is not None
     assert game.ply == 1 + 2 * 10 and engine.board.stones() == game.stones
     assert engine.board.winner == 0  # the ordinary path: no five to take back
-    # START's sync (empty), BEGIN's, then one per TURN: the opponent's stone only, our
-    # reply being on the engine's board already; after the two TAKEBACKs, the TURN's
-    # sync takes two back and places one.  A full replay placed 2, 4, ... 20, then 20.
-    assert placed == [0, 0] + [1] * 11, placed
+    # BEGIN's sync (empty), then one per TURN: the opponent's stone only, our reply
+    # being on the engine's board already; after the two TAKEBACKs, the TURN's sync
+    # takes two back and places one.  A full replay placed 2, 4, ... 20, then 20.
+    assert placements == [0] + [1] * 11, placements
+
+
+#: Yixin-Board's first position (field 1: black, to move)
+YIXIN_START = ["7,7,1", "8,8,2", "8,7,1", "6,8,2"]
+
+
+class _YixinBoard(_Manager):
+    """Yixin-Board: after each of the engine's moves, for the next think, ``START 15``,
+    the whole position with the opponent's reply (the kernel-free player's) as
+    ``YXBOARD``, and ``BEGIN``, ``thinks`` times or until our move makes five; then
+    ``END``."""
+
+    def __init__(self, thinks: int) -> None:
+        super().__init__()
+        self.thinks, self.done = thinks, 0
+
+    def answer(self, game: GameState) -> None:
+        engine = self.loop._engines.engine if self.loop is not None else None
+        assert engine is not None and engine.board.stones() == game.stones
+        if self.done == self.thinks or engine.board.winner:
+            self.send("END")
+            return
+        self.done += 1
+        x, y = kernel_free_move(15, 15, Rule.FREESTYLE, game.stones, game.to_move)
+        ours = 3 - game.to_move  # field 1: the side to move after the opponent's stone
+        stones = [f"{sx},{sy},{1 if colour == ours else 2}"
+                  for sx, sy, colour in game.stones + [(x, y, game.to_move)]]
+        self.send("START 15", "YXBOARD", *stones, "DONE", "BEGIN")
+
+
+def test_start_then_yxboard_places_only_the_new_stones(placements):
+    """Yixin-Board's way: ``START`` before every think, then the whole position.  The
+    engine's board is kept across the ``START`` of the same size, so each think's sync
+    places the opponent's stone only (our reply is on the board already).  With the board
+    emptied at ``START`` it placed the whole position: 4, 6, 8, ... stones."""
+    out = _YixinBoard(thinks=8)
+    loop = _piped(out, "INFO max_depth 2", "START 15", "YXBOARD", *YIXIN_START, "DONE",
+                  "BEGIN")
+    lines = out.getvalue().decode().splitlines()
+    assert not [line for line in lines if line.startswith("ERROR")], lines
+    thinks = out.done
+    assert thinks >= 4 and lines.count("OK") == 1 + thinks, lines
+    engine, game = loop._engines.engine, loop._game
+    assert engine is not None and game is not None and game.ply == 4 + 1 + 2 * thinks
+    assert placements == [4] + [1] * thinks, placements
+    assert_same_position(engine.board, replay(game, Rule.FREESTYLE))
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.RENJU])
+@pytest.mark.parametrize("second", [
+    ["7,7,2", "8,8,1", "8,7,2", "6,8,1", "9,9,2"],  # the same start, white to move
+    ["7,7,1", "8,8,2", "9,9,1", "6,6,2"],  # a common prefix of two stones
+    ["3,3,1", "4,4,2"],  # nothing in common
+    ["7,7,2", "8,8,1", "8,7,2"],  # a prefix of the first position
+    [],  # an empty board
+])
+def test_start_then_yxboard_of_another_position_equals_a_fresh_replay(rule, second):
+    """After a think, ``START`` of the same size and a ``YXBOARD`` of another position:
+    the kept board is brought to it as a fresh replay would set it (``YXSHOWFORBID``
+    brings the board to the game without a move)."""
+    code = 4 if rule == Rule.RENJU else 0
+    loop, lines = _session(f"INFO rule {code}", "INFO max_depth 2", "START 15", "YXBOARD",
+                           *YIXIN_START, "DONE", "BEGIN", "START 15", "YXBOARD", *second,
+                           "DONE", "YXSHOWFORBID", "END")
+    assert not [line for line in lines if line.startswith("ERROR")], lines
+    assert lines[-1].startswith("FORBID")
+    engine, game = loop._engines.engine, loop._game
+    assert engine is not None and game is not None and game.ply == len(second)
+    assert_same_position(engine.board, replay(game, rule))
 
 
 def test_renju_the_opponents_foul_is_kept_as_played_and_followed_by_the_board():

@@ -16,7 +16,11 @@ import time
 import numpy as np
 
 from gomoku_engine.engine import Engine
+from gomoku_engine.protocol.engine_holder import EngineHolder
+from gomoku_engine.protocol.game_state import GameState
 from gomoku_engine.protocol.loop import ProtocolLoop
+from gomoku_engine.protocol.ponder import Ponder
+from gomoku_engine.protocol.settings import Settings
 from gomoku_engine.search.params import ONE_PLY
 
 #: a hang detector, s: far more than any step here takes, a cold compile of the kernels
@@ -115,3 +119,25 @@ def test_end_of_input_stops_the_ponder() -> None:
     session.wait_replies(2)
     assert session.loop._ponder.searching.wait(WAIT_S), "no ponder started"
     session.close()  # fails if the ponder kept the loop alive
+
+
+def test_start_drops_the_position_to_ponder() -> None:
+    """``START`` (Yixin-Board's, before every think) keeps the engine's board, which still
+    holds the position after our last move until the next move brings it to the new game:
+    the ponder search must not take that position for the new game's."""
+    settings = Settings(pondering=True, max_depth=2)
+    engines = EngineHolder(lambda w, h: Engine(w, h, hash_mb=1), settings, warm_up=False)
+    game = GameState(15, 15)
+    for x, y in ((7, 7), (8, 8), (8, 7)):
+        game.place(x, y, game.to_move)
+    engines.new_game(game.size)
+    assert engines.for_game(game) is not None
+    ponder = Ponder(settings, engines, has_line=lambda: False)
+    ponder.after_move(game)
+    engines.new_game(game.size, keep_hash=True)  # START of the same size ...
+    ponder.new_game()
+    ponder.run()
+    assert ponder.searches == 0  # ... the previous game's position is not pondered
+    ponder.after_move(game)  # without the START it is
+    ponder.run()
+    assert ponder.searches == 1

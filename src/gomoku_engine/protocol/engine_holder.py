@@ -43,23 +43,32 @@ class EngineHolder:
         self.loader.request(settings.kernel_groups())
 
     def new_game(self, size: tuple[int, int], keep_hash: bool = False) -> None:
-        """A game of ``size`` starts: a built engine of that size gets an empty board, and
-        its transposition table is cleared unless ``keep_hash``.
+        """A game of ``size`` starts.  A built engine of that size keeps its transposition
+        table and its board if ``keep_hash``, else both are cleared.
 
-        Yixin-Board sends ``START`` before every analysis and every move it asks for;
-        clearing a 256 MiB table took up to 260 ms each time and threw away what the
-        previous search found about the same positions.  The table's entries are keyed by
-        the position (Zobrist key) and scored under the engine's rule, which an ``INFO
-        rule`` changing it clears (:meth:`gomoku_engine.engine.Engine.set_rule`), so they
-        stay sound in another game of the same size and rule.
+        Yixin-Board sends ``START`` before every analysis and every move it asks for, then
+        the position (``YXBOARD``, ``BOARD``): clearing a 256 MiB table took up to 260 ms
+        each time and threw away what the previous search found about the same
+        positions, and emptying the board made the position that follows be replayed in
+        full (1-2 ms a stone).  The table's entries are keyed by the position (Zobrist
+        key) and scored under the engine's rule, which an ``INFO rule`` changing it clears
+        (:meth:`gomoku_engine.engine.Engine.set_rule`), so they stay sound in another game
+        of the same size and rule.  The board kept is only a follower: the next
+        :meth:`for_game` brings it to the new game (:meth:`GameState.sync` keeps the
+        stones the two share from the first on, and places only the others).
         """
         with self._lock:
             self._size = size
-            if self.engine is not None and self._size_of(self.engine) == size:
-                if keep_hash:
-                    self.engine.board.clear()
-                else:
-                    self.engine.new_game()
+            if (self.engine is not None and self._size_of(self.engine) == size
+                    and not keep_hash):
+                self.engine.new_game()
+
+    def build(self) -> None:
+        """Build the engine of the current game's size now, if there is none (``START``
+        with the kernels in, or the loader's thread), its board left as it is."""
+        with self._lock:
+            if self._size is not None:
+                self._built(self._size)
 
     def for_game(self, game: GameState, until: float | None = None) -> Engine | None:
         """The engine with its board brought to ``game``, or None if the core kernels are
@@ -111,10 +120,8 @@ class EngineHolder:
     def _loaded(self, group: str) -> None:
         """In the loader's thread, after each group: with the core in, build the engine of
         the current game now rather than in its next move."""
-        if group == CORE and self._size is not None:
-            with self._lock:
-                if self._size is not None:
-                    self._built(self._size)
+        if group == CORE:
+            self.build()
 
     @staticmethod
     def _size_of(engine: Engine) -> tuple[int, int]:

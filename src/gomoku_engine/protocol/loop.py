@@ -193,8 +193,9 @@ class ProtocolLoop(YixinCommands):
 
     def _start_game(self, width: int, height: int, line: Line, restart: bool = False) -> None:
         """A new game (``START``, ``RECTSTART``; ``restart``: ``RESTART``).  On a board of
-        the same size the ``YXBLOCK`` points stay, and after ``START`` the transposition
-        table too (Yixin-Board sends ``START`` before every move it asks for)."""
+        the same size the ``YXBLOCK`` points stay, and after ``START`` the engine's
+        transposition table and board too (Yixin-Board sends ``START`` before every move
+        it asks for, then the position: only its new stones are placed)."""
         self._settings.time.new_game()
         if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
             self.out.line(f"ERROR unsupported size {width}x{height}: sides must be "
@@ -204,6 +205,7 @@ class ProtocolLoop(YixinCommands):
         self._game = game = GameState(width, height)
         self._moves.new_game(keep_blocks=same_size)
         self._engines.new_game(game.size, keep_hash=same_size and not restart)
+        self._ponder.new_game()
         # With a warm numba cache the kernels are loaded well within the wait, and the
         # first move is not charged for them; a cold compile takes longer, and then OK must
         # not wait (c-gomoku-cli wants it within 3 s): the game is kept in plain Python and
@@ -221,7 +223,7 @@ class ProtocolLoop(YixinCommands):
             for info in self._threads.take_queued("INFO"):
                 self._dispatch(info)
             self._held.before_ok()  # the table: the first move is asked for on OK
-            self._engines.for_game(game)
+            self._engines.build()
         self.out.line("OK")
 
     def _cmd_start(self, rest: str, line: Line) -> None:

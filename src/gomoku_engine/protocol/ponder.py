@@ -50,6 +50,12 @@ class Ponder:
         """Our move was played in ``game``: ponder next, if asked to."""
         self._game = game if self._settings.pondering else None
 
+    def new_game(self) -> None:
+        """``START`` or ``RESTART``: the position after our last move is pondered no more
+        (the engine's board may still hold it until the next move brings it to the new
+        game: :meth:`.EngineHolder.new_game`)."""
+        self._game = None
+
     def run(self) -> None:
         """In the command thread, when no command waits: search the engine's position until
         :meth:`wake` (or the depth and node caps of ``INFO``); once per move of ours."""
