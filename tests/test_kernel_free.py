@@ -4,10 +4,13 @@ cold compile would hold them)."""
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import random
+import re
 import threading
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +24,8 @@ from gomoku_engine.game.board import Board
 from gomoku_engine.protocol import kernel_loader
 from gomoku_engine.protocol.game_state import GameState
 from gomoku_engine.protocol.loop import START_WAIT_S, ProtocolLoop
+from gomoku_engine.core.patterns import _classify
+from gomoku_engine.search import kernel_free
 from gomoku_engine.search.kernel_free import kernel_free_move
 
 
@@ -32,14 +37,18 @@ def _stones(points: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
 def test_it_makes_its_own_five_before_blocking_the_opponents(rule):
     # black: four in a row on row 7; white: four in a row on row 9; black to move
     stones = [(x, 7, BLACK) for x in range(3, 7)] + [(x, 9, WHITE) for x in range(3, 7)]
-    assert kernel_free_move(15, 15, rule, stones, BLACK) in ((2, 7), (7, 7))
-    assert kernel_free_move(15, 15, rule, stones, WHITE) in ((2, 9), (7, 9))
+    for deadline in (None, 0.0):  # (0.0: long past; the fives come first all the same)
+        assert kernel_free_move(15, 15, rule, stones, BLACK, deadline=deadline) in (
+            (2, 7), (7, 7))
+        assert kernel_free_move(15, 15, rule, stones, WHITE, deadline=deadline) in (
+            (2, 9), (7, 9))
 
 
 def test_it_blocks_the_opponents_five_point():
     stones = [(4, 4, BLACK), (5, 5, BLACK), (6, 6, BLACK), (7, 7, BLACK),
               (3, 3, WHITE), (0, 10, WHITE), (12, 1, WHITE)]
     assert kernel_free_move(15, 15, Rule.FREESTYLE, stones, WHITE) == (8, 8)
+    assert kernel_free_move(15, 15, Rule.FREESTYLE, stones, WHITE, deadline=0.0) == (8, 8)
 
 
 def test_an_empty_board_gets_the_centre_or_the_opening_rules_nearest_point():
@@ -73,8 +82,54 @@ def test_black_never_plays_a_renju_foul(seed, pairs):
                 break
     if board.ply % 2:
         board.undo()
-    move = kernel_free_move(15, 15, Rule.RENJU, board.stones(), BLACK)
-    assert board.to_move == BLACK and board.foul(*move) == LEGAL
+    assert board.to_move == BLACK
+    for deadline in (None, 0.0):  # every point scored, or the first legal one
+        move = kernel_free_move(15, 15, Rule.RENJU, board.stones(), BLACK, deadline=deadline)
+        assert board.at(*move) == 0 and board.foul(*move) == LEGAL
+
+
+@functools.cache
+def _played(size: int, plies: int) -> tuple[tuple[int, int, int], ...]:
+    """A game of ``plies`` kernel-free moves on a ``size`` board (no five in it: each side
+    blocks the other's four); many points near its stones are then to be scored."""
+    stones: list[tuple[int, int, int]] = []
+    for ply in range(plies):
+        colour = BLACK if ply % 2 == 0 else WHITE
+        stones.append((*kernel_free_move(size, size, Rule.FREESTYLE, stones, colour), colour))
+    return tuple(stones)
+
+
+def test_past_its_deadline_it_plays_the_best_point_scored_so_far(monkeypatch):
+    """The deadline cuts the scoring: with it long past, one point is scored (and the rows
+    counted for the fives), against every point near the stones without it."""
+    stones = _played(20, 60)
+    scored = []
+    real = kernel_free.patterns_at
+    monkeypatch.setattr(kernel_free, "patterns_at",
+                        lambda *args: scored.append(args[4:6]) or real(*args))
+    full = kernel_free_move(20, 20, Rule.FREESTYLE, stones, BLACK)
+    assert len(scored) > 200  # both colours at every point near the stones
+    scored.clear()
+    move = kernel_free_move(20, 20, Rule.FREESTYLE, stones, BLACK, deadline=0.0)
+    assert len(scored) == 2 and move not in {s[:2] for s in stones}, scored  # one point
+    last = stones[-1]
+    assert max(abs(move[0] - last[0]), abs(move[1] - last[1])) == 1  # next to the last
+    # with time enough, the move of the full scoring
+    assert kernel_free_move(20, 20, Rule.FREESTYLE, stones, BLACK,
+                            deadline=time.perf_counter() + 60) == full
+
+
+def test_a_tiny_budget_returns_in_time_with_a_legal_move():
+    """The classifier's memo empty (as at a process's second move): scoring every point
+    of this position took 77-125 ms (at commit 25aea8b, this machine idle), and with a
+    5 ms deadline the move comes in a few ms."""
+    stones = _played(20, 60)
+    _classify.cache_clear()
+    start = time.perf_counter()
+    move = kernel_free_move(20, 20, Rule.FREESTYLE, stones, BLACK, deadline=start + 0.005)
+    elapsed = time.perf_counter() - start
+    assert move not in {s[:2] for s in stones} and 0 <= min(move) and max(move) < 20
+    assert elapsed < 0.005 + 0.030, elapsed
 
 
 def test_the_game_state_refuses_what_the_board_refuses_with_the_same_text():
@@ -191,3 +246,36 @@ def test_moves_before_the_kernels_are_kernel_free_then_searched_on_the_same_game
     assert loop._engines.engine.board.stones() == game.stones  # the searched move's board
     points = [(x, y) for x, y, _ in game.stones]
     assert len(points) == len(set(points)) == 10 and (0, 0) not in points
+
+
+def test_a_kernel_free_move_keeps_to_the_moves_hard_budget(monkeypatch):
+    """The kernels still loading, ``INFO timeout_turn 0`` (a hard budget of 20 ms) and a
+    20x20 position of 80 stones with the classifier's memo empty: scoring every point took
+    86-170 ms (at commit 25aea8b, this machine idle; the move's line said 63 ms, the memo
+    being warmer); the kernel-free move keeps to the budget, less the reply's slack."""
+    release = threading.Event()
+
+    def held_warmup(groups):  # the kernels never load in this test
+        release.wait()
+        raise RuntimeError("not loaded")
+
+    monkeypatch.setattr(kernel_loader, "warmup", held_warmup)
+    monkeypatch.setattr(kernel_loader, "is_compiled", lambda group: True)  # no child
+    stones = _played(20, 80)
+    board = ["BOARD", *[f"{x},{y},{1 if c == BLACK else 2}" for x, y, c in stones], "DONE"]
+    out = io.BytesIO()
+    loop = ProtocolLoop(io.BytesIO("\n".join(["START 20", "INFO timeout_turn 0", *board,
+                                              "END"]).encode() + b"\n"), out,
+                        started_at=-2 * START_WAIT_S)  # START's deadline has passed
+    _classify.cache_clear()
+    try:
+        loop.run()
+    finally:
+        release.set()
+    lines = out.getvalue().decode().splitlines()
+    took = [int(m.group(1)) for m in map(re.compile(r"MESSAGE kernels still loading: "
+                                                     r"kernel-free move in (\d+) ms").match,
+                                          lines) if m]
+    assert len(took) == 1 and took[0] < 20 + 30, lines
+    x, y = (int(v) for v in lines[-1].split(","))
+    assert (x, y) not in {s[:2] for s in stones} and 0 <= min(x, y) and max(x, y) < 20

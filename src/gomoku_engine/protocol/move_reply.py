@@ -95,7 +95,7 @@ class MoveReply:
         engine, optional = self._engine(game, engine_for_move, arrived, budget)
         colour = game.to_move
         if engine is None:
-            move, time_ms = self._kernel_free(game, arrived)
+            move, time_ms = self._kernel_free(game, arrived, budget[1])
             written = [kernel_free_line(time_ms)]
         else:
             result = self._search(engine, arrived, budget, stop_requested, not optional,
@@ -116,10 +116,13 @@ class MoveReply:
         return engine_for_move(game, arrived + (hard_ms - KERNEL_FREE_MS) / 1000.0,
                                arrived + hard_ms * OPTIONAL_WAIT_SHARE / 1000.0)
 
-    def _kernel_free(self, game: GameState, arrived: float) -> tuple[Point, float]:
+    def _kernel_free(self, game: GameState, arrived: float,
+                     hard_ms: float) -> tuple[Point, float]:
+        """The kernel-free move, the best found by the move's hard deadline."""
         settings = self.settings
         move = kernel_free_move(game.width, game.height, settings.rule, game.stones,
-                                game.to_move, self.blocked, settings.opening_rule)
+                                game.to_move, self.blocked, settings.opening_rule,
+                                deadline=arrived + hard_ms / 1000.0)
         return move, ms_since(arrived)
 
     def _search(self, engine: Engine, arrived: float, budget: Budget, stop_requested: bool,
@@ -191,7 +194,7 @@ class MoveReply:
         if engine is None:
             moves = []
             for _ in range(count):
-                moves.append(self._kernel_free(game, arrived)[0])
+                moves.append(self._kernel_free(game, arrived, budget[1])[0])
                 game.place(*moves[-1], colour=game.to_move)
             written = [kernel_free_line(ms_since(arrived))]
         else:

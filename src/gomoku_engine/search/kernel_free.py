@@ -13,6 +13,15 @@ and a one-ply choice:
    two of a stone; on an empty board the centre (or, under an opening rule, the allowed
    point nearest to it).
 
+With a deadline (the move's hard budget: with the classifier's memo still empty, the
+second move of a process, scored in full while the kernel loader's thread was loading the
+kernels, took 181-279 ms at a 200 ms turn on a loaded machine; issue 58, code of commit
+25aea8b), the points are scored nearest the
+last two stones first, where new threats are, and the best scored by the deadline is
+played; the fives of steps 1 and 2 are looked for before, in every case, by counting the
+stones in a row (the classifier only confirms a row of five), and at least one legal point
+is always scored.
+
 It is weak, but it is legal: under renju black never plays a foul, because a point is
 refused when it makes an overline, two fours, or two lines classified ``OPEN_THREE``.
 The classifier's open three does not ask whether the point that would make the straight
@@ -22,7 +31,8 @@ real double three (and some legal points, which costs nothing here).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import time
+from collections.abc import Collection, Iterable, Sequence
 
 from ..core.constants import (BLACK, DEAD, DOUBLE_FOUR, EMPTY, FIVE, FOUR, ONE, OPEN_FOUR,
                               OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO, WALL, Rule)
@@ -105,38 +115,96 @@ def _first_stone(width: int, height: int, opening_rule: str,
 def kernel_free_move(width: int, height: int, rule: Rule,
                      stones: Iterable[tuple[int, int, int]], to_move: int,
                      excluded: Collection[Point] = frozenset(),
-                     opening_rule: str = "none") -> Point:
+                     opening_rule: str = "none", deadline: float | None = None) -> Point:
     """A legal move for ``to_move`` chosen in plain Python (see the module docstring).
 
-    :param stones: ``(x, y, colour)`` of every stone (colour 1 black, 2 white).
+    :param stones: ``(x, y, colour)`` of every stone (colour 1 black, 2 white), in the
+        order they were placed (the last ones are scored first).
     :param excluded: points to avoid (``YXBLOCK``) while another legal point is left.
     :param opening_rule: a name of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`,
         which places black's first stone.
+    :param deadline: ``time.perf_counter()`` seconds by which to return the best point
+        scored so far (None: every candidate is scored); a five of ours, or the point
+        that blocks the opponent's, is played whatever the deadline.
     :returns: ``(x, y)``, 0-based column and row.
     :raises ValueError: if the board is full (or, under renju, black has no legal point).
     """
-    board: Stones = {(x, y): colour for x, y, colour in stones}
+    placed = list(stones)
+    board: Stones = {(x, y): colour for x, y, colour in placed}
     rule = Rule(rule)
     if not board and to_move == BLACK:
         first = _first_stone(width, height, opening_rule, excluded)
         if first is not None:
             return first
+    near = candidates(board, width, height)
+    forced = _forced_point(board, width, height, rule, to_move, excluded, near)
+    if forced is not None:
+        return forced
+    recent = [(x, y) for x, y, _ in placed[-2:]]
     best = _best_point(board, width, height, rule, to_move, excluded,
-                       candidates(board, width, height))
+                       _nearest_first(near, recent), deadline)
     if best is None:  # no stone near (or, renju, every near point may be a foul)
         everywhere = [(x, y) for y in range(height) for x in range(width)
                       if (x, y) not in board]
-        best = _best_point(board, width, height, rule, to_move, excluded, everywhere)
+        best = _best_point(board, width, height, rule, to_move, excluded, everywhere,
+                           deadline)
     if best is None:
         raise ValueError("no legal point left for the side to move")
     return best
 
 
+def _run_through(board: Stones, width: int, height: int, x: int, y: int,
+                 colour: int) -> int:
+    """The longest row of ``colour`` a stone on the empty ``(x, y)`` would be part of."""
+    longest = 0
+    for dx, dy in DIRECTIONS:
+        run = 1
+        for sign in (1, -1):
+            px, py = x + sign * dx, y + sign * dy
+            while 0 <= px < width and 0 <= py < height and board.get((px, py)) == colour:
+                run += 1
+                px, py = px + sign * dx, py + sign * dy
+        longest = max(longest, run)
+    return longest
+
+
+def _forced_point(board: Stones, width: int, height: int, rule: Rule, to_move: int,
+                  excluded: Collection[Point], points: list[Point]) -> Point | None:
+    """A point of ``points`` (not excluded) where ``to_move`` makes five, else one where
+    the opponent would (unless it is a renju foul for ``to_move``), else None.  A five
+    needs a row of five stones (:func:`gomoku_engine.core.patterns.classify_line` says so
+    first of all), so only the points with one are classified."""
+    for colour in (to_move, 3 - to_move):
+        for x, y in points:
+            if ((x, y) in excluded or _run_through(board, width, height, x, y, colour) < 5
+                    or not makes_five(patterns_at(board, width, height, rule, x, y, colour))):
+                continue
+            if (colour != to_move and rule == Rule.RENJU and to_move == BLACK
+                    and may_be_foul(patterns_at(board, width, height, rule, x, y, BLACK))):
+                continue
+            return x, y
+    return None
+
+
+def _nearest_first(points: list[Point], recent: Sequence[Point]) -> list[Point]:
+    """``points`` by their distance (either axis) to the nearest of the ``recent`` stones,
+    the nearest first; in their own order at equal distance."""
+    if not recent:
+        return points
+    return sorted(points, key=lambda p: min(max(abs(p[0] - sx), abs(p[1] - sy))
+                                            for sx, sy in recent))
+
+
 def _best_point(board: Stones, width: int, height: int, rule: Rule, to_move: int,
-                excluded: Collection[Point], points: list[Point]) -> Point | None:
-    """The highest valued of ``points`` that is legal for ``to_move`` (None: none is)."""
-    best: tuple[float, Point] | None = None
+                excluded: Collection[Point], points: list[Point],
+                deadline: float | None = None) -> Point | None:
+    """The highest valued of ``points`` that is legal for ``to_move`` (None: none is),
+    scored in their order until ``deadline`` (``perf_counter`` seconds; once one legal
+    point is scored); at equal value the first in row order, as without a deadline."""
+    best: tuple[float, int, Point] | None = None
     for x, y in points:
+        if best is not None and deadline is not None and time.perf_counter() >= deadline:
+            break
         own = patterns_at(board, width, height, rule, x, y, to_move)
         if rule == Rule.RENJU and to_move == BLACK and may_be_foul(own):
             continue
@@ -149,9 +217,10 @@ def _best_point(board: Stones, width: int, height: int, rule: Rule, to_move: int
             value += 1e8  # ... then the block of theirs
         if (x, y) in excluded:
             value -= 1e12  # only when nothing else is left
-        if best is None or value > best[0]:
-            best = (value, (x, y))
-    return None if best is None else best[1]
+        rank = -(y * width + x)  # ties: the first in row order
+        if best is None or (value, rank) > best[:2]:
+            best = (value, rank, (x, y))
+    return None if best is None else best[2]
 
 
 __all__ = ["kernel_free_move", "line_at", "makes_five", "may_be_foul", "patterns_at"]
