@@ -295,3 +295,29 @@ def test_pairs_play_several_openings_an_iteration_as_the_cluster_groups_them(ope
                for k, r in enumerate(iteration.results)]
         assert iteration.score_plus == sum(won[:4]) / 4
         assert iteration.score_minus == sum(won[4:]) / 4
+
+
+def test_opponent_nodes_give_the_opponent_its_own_node_cap(tmp_path):
+    """Node odds: the tuned engine's two thetas get --nodes, the opponent
+    --opponent-nodes; without it, the opponent gets --nodes too."""
+    from gomoku_engine.arena.tune import _engines, save_state
+
+    values = {name: TUNABLE[name].default for name in NAMES}
+    even = _engines(_settings(16), values, values)
+    odds = _engines(dataclasses.replace(_settings(16), opponent_nodes=25), values, values)
+    caps = [[v for k, v in spec.info if k == "max_node"] for spec in odds]
+    assert caps == [["100"], ["100"], ["25"]]
+    assert [v for k, v in even[2].info if k == "max_node"] == ["100"]
+    # a state saved before the setting existed loads with its default
+    state = new_state(_settings(16))
+    object.__delattr__(state.settings, "opponent_nodes")
+    save_state(state, tmp_path)
+    assert load_state(tmp_path).settings.opponent_nodes is None
+
+
+def test_the_opponent_nodes_option_reaches_the_settings():
+    from gomoku_engine.cli.tune_commands import _settings as cli_settings
+
+    settings = cli_settings(" ".join(TUNED), " ".join(BUILDER), ",".join(NAMES), (), 16, 1,
+                            100, 0, None, "out", 1, 15, "freestyle", 8.0, 1.0, 25)
+    assert settings.nodes == 100 and settings.opponent_nodes == 25

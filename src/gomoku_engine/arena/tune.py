@@ -33,7 +33,7 @@ import copy
 import functools
 import pickle
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +78,10 @@ class TuneSettings:
     gain: float = 8.0  #: SPSA's a (steps per unit of loss difference)
     perturbation: float = 1.0  #: SPSA's c (steps)
     openings: str | None = None  #: the opening file, as given
+    #: INFO max_node for the opponent instead of ``nodes`` (node odds: an opponent much
+    #: stronger a node, such as Rapfi, at fewer nodes, so that the score is near even,
+    #: where theta+ and theta- most often differ); None: ``nodes``
+    opponent_nodes: int | None = None
 
     @property
     def iterations(self) -> int:
@@ -133,7 +137,11 @@ def load_state(folder: str | Path) -> TuneState | None:
     if not path.exists():
         return None
     with path.open("rb") as handle:
-        return pickle.load(handle)
+        state = pickle.load(handle)
+    for setting in fields(TuneSettings):  # a state saved before a setting existed: its default
+        if not hasattr(state.settings, setting.name):
+            object.__setattr__(state.settings, setting.name, setting.default)
+    return state
 
 
 def save_state(state: TuneState, folder: str | Path) -> None:
@@ -182,9 +190,11 @@ def _engines(settings: TuneSettings, plus: dict[str, float], minus: dict[str, fl
              ) -> list[EngineSpec]:
     """theta+, theta- (the tuned engine with their values) and the opponent."""
     cap = (("max_node", str(settings.nodes)),) if settings.nodes else ()
+    opponent_cap = ((("max_node", str(settings.opponent_nodes)),) if settings.opponent_nodes
+                    else cap)
     return [EngineSpec("theta+", settings.engine, cap + info_lines(plus)),
             EngineSpec("theta-", settings.engine, cap + info_lines(minus)),
-            EngineSpec("opponent", settings.opponent, cap)]
+            EngineSpec("opponent", settings.opponent, opponent_cap)]
 
 
 def clock_of(settings: TuneSettings) -> Clock:

@@ -40,6 +40,10 @@ RESULTS_EVERY = 10
 @click.option("--nodes", type=click.IntRange(1, None), default=None,
               help="Node cap of every move of both engines (INFO max_node); the games "
                    "then do not depend on the machine's load.")
+@click.option("--opponent-nodes", type=click.IntRange(1, None), default=None,
+              help="The opponent's node cap instead of --nodes: node odds, so that the "
+                   "score is near even (where SPSA learns most), e.g. Rapfi at a quarter "
+                   "of our nodes.")
 @click.option("--turn-ms", type=click.IntRange(0, None), default=0, show_default=True,
               help="Time per move (INFO timeout_turn); 0 with --nodes: a 60 s safety net.")
 @click.option("--openings", type=OPENINGS, default=None,
@@ -64,9 +68,10 @@ RESULTS_EVERY = 10
               show_default=True,
               help="SPSA's c: theta+ and theta- this many steps either side, before decay.")
 def tune(list_only: bool, engine: str | None, opponent: str | None, params: str,
-         starts: tuple[str, ...], games: int, pairs: int, nodes: int | None, turn_ms: int,
-         openings: str | None, out: str | None, workers: int, cluster: str | None,
-         seed: int, size: int, rule: str, gain: float, perturbation: float) -> None:
+         starts: tuple[str, ...], games: int, pairs: int, nodes: int | None,
+         opponent_nodes: int | None, turn_ms: int, openings: str | None, out: str | None,
+         workers: int, cluster: str | None, seed: int, size: int, rule: str, gain: float,
+         perturbation: float) -> None:
     """Tune the search's parameters by SPSA (nevergrad) over games against an opponent.
 
     Each iteration plays, from one opening drawn from --openings, theta+ and theta- each
@@ -87,14 +92,15 @@ def tune(list_only: bool, engine: str | None, opponent: str | None, params: str,
             click.echo(line)
         return
     settings = _settings(engine, opponent, params, starts, games, pairs, nodes, turn_ms,
-                         openings, out, seed, size, rule, gain, perturbation)
+                         openings, out, seed, size, rule, gain, perturbation, opponent_nodes)
     _run(settings, openings, out, workers, cluster)
 
 
 def _settings(engine: str | None, opponent: str | None, params: str,
               starts: tuple[str, ...], games: int, pairs: int, nodes: int | None,
               turn_ms: int, openings: str | None, out: str | None, seed: int, size: int,
-              rule: str, gain: float, perturbation: float) -> TuneSettings:
+              rule: str, gain: float, perturbation: float,
+              opponent_nodes: int | None = None) -> TuneSettings:
     """The run's :class:`~gomoku_engine.arena.tune.TuneSettings`, every option checked
     (click's usage errors otherwise)."""
     import shlex
@@ -125,7 +131,7 @@ def _settings(engine: str | None, opponent: str | None, params: str,
         raise click.BadParameter(f"{', '.join(stray)} not among --params", param_hint="--start")
     return TuneSettings(tuple(shlex.split(engine)), tuple(shlex.split(opponent)), tuple(names),
                         tuple(sorted(start.items())), games, pairs, nodes, turn_ms, size,
-                        int(RULES[rule]), seed, gain, perturbation, openings)
+                        int(RULES[rule]), seed, gain, perturbation, openings, opponent_nodes)
 
 
 def _run(settings: TuneSettings, openings: str | None, out: str, workers: int,
