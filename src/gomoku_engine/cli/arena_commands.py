@@ -5,20 +5,20 @@ games, every move timed) and ``fuzz`` (hostile protocol lines)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import click
 
 from ..arena.clock import STARTUP_MS
+from .cluster_runner import cluster_runner_or_none
 from .group import RULE_CHOICE, RULES, main
 from .openings_commands import OPENINGS, OPENINGS_HELP, warn_if_other_board
 
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from ..arena.match import EngineSpec, MatchResult, Runner
+    from ..arena.match import EngineSpec, MatchResult
     from ..arena.referee import GameRecord
     from ..arena.stats import Sprt
 
@@ -122,7 +122,7 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
     from tqdm import tqdm
 
     n_pairs = len(specs) * (len(specs) - 1) // 2
-    with _runner(cluster, specs, settings) as runner, \
+    with cluster_runner_or_none(cluster, specs, settings) as runner, \
             tqdm(total=games * n_pairs, unit="game", file=sys.stderr,
                  disable=not sys.stderr.isatty()) as progress:
         results = run_round_robin(specs, opening_list, games, size=size, rule=RULES[rule],
@@ -140,31 +140,6 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
 
     _echo_lines(forfeit_lines(results) + move_time_lines(results, [s.name for s in specs],
                                                          turn_ms))
-
-
-@contextmanager
-def _runner(spec: str | None, specs: list[EngineSpec], settings: dict
-            ) -> Iterator[Runner | None]:
-    """The runner of ``--cluster SPEC`` (None without it), its workers' checks added to
-    ``settings`` as ``cluster`` and a slow worker named on stderr."""
-    if spec is None:
-        yield None
-        return
-    from contextlib import ExitStack
-
-    from ..arena.cluster import ClusterError, cluster_runner
-
-    with ExitStack() as stack:
-        try:
-            runner, summary = stack.enter_context(cluster_runner(spec, specs))
-        except (ValueError, ClusterError) as exc:
-            raise click.ClickException(str(exc)) from exc
-        settings["cluster"] = summary
-        for worker in summary["slow_workers"]:
-            report = summary["workers"][worker]
-            click.echo(f"warning: worker {report['name']} ({worker}) is much slower than the "
-                       f"others (bench {report['nodes_per_second']} nodes/s)", err=True)
-        yield runner
 
 
 def _game_reporter(progress: tqdm, out: str | None, size: int, settings: dict

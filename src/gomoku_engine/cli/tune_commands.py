@@ -142,7 +142,7 @@ def _run(settings: TuneSettings, openings: str | None, out: str, workers: int,
     from ..arena.match import EngineSpec, load_openings
     from ..arena.tune import TuneError, check_engines, resume_or_start, run_tune
     from ..arena.tune_report import info_text, params_block, write_results
-    from .arena_commands import _runner
+    from .cluster_runner import cluster_runner_or_none
 
     try:
         state = resume_or_start(settings, out)
@@ -160,7 +160,7 @@ def _run(settings: TuneSettings, openings: str | None, out: str, workers: int,
             write_results(now, out)
 
     specs = [EngineSpec("engine", settings.engine), EngineSpec("opponent", settings.opponent)]
-    with _runner(cluster, specs, {}) as runner, \
+    with cluster_runner_or_none(cluster, specs, {}) as runner, \
             tqdm(total=settings.iterations * games_each, initial=len(state.history) * games_each,
                  unit="game", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
         try:
