@@ -558,6 +558,78 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
     e.age = generation
 
 
+@njit(_nrt=False)
+def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: int, ply: int,
+               fours: int) -> int:
+    """Fail-soft value of the position at the horizon: a VCF quiescence.
+
+    The side to move may stand pat on the static evaluation or make one of its fours
+    (at most ``fours`` more along the line); the opponent's only reply to a four is its
+    block, searched at no cost, and a block that makes a four of its own is answered by
+    the forced block in turn.  Five points, an open four and the forced blocks are scored
+    as in :func:`negamax`.  The form is rapfi's leaves (its ``vcfsearch``: stand pat on
+    the evaluation, only the side to move's fours, the forced block free); its restriction
+    of the fours to those near the last moves and its delta pruning are not taken here.
+    Same conventions as :func:`negamax` (ints passed as int64 variables; the PV in
+    ``ss.pv[ply]``; after a stop the value is meaningless).
+    """
+    ss.pv_len[ply] = 0
+    if _poll_stop(ss):
+        return 0
+    if ply > ss.counters[SELDEPTH]:
+        ss.counters[SELDEPTH] = ply
+    us = pos.state[TO_MOVE] - 1
+    them = 1 - us
+    if pos.threat_count[us, T_FIVE] > 0:
+        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FIVE))
+        return MATE - ply - 1
+    if pos.threat_count[them, T_FIVE] > 0:
+        block = find_threat(pos, tab, them, T_FIVE)
+        if pos.threat_count[them, T_FIVE] >= 2 or (us == 0 and pos.foul[block] != 0):
+            _pv_leaf(ss, ply, block)
+            return -(MATE - ply - 2)
+        if ply >= MAX_PLY - 2:
+            return evaluate(pos)
+        _make_move(pos, tab, block)
+        score = -quiescence(pos, tab, ss, -beta, -alpha, ply + 1, fours)
+        _unmake_move(pos, tab)
+        _pv_extend(ss, ply, block)
+        return score
+    if pos.threat_count[us, T_OPEN_FOUR] > 0:
+        _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
+        return MATE - ply - 3
+    if pos.state[PLY] >= tab.points.shape[0]:
+        return 0
+    best = evaluate(pos)
+    if best >= beta or fours <= 0 or ply >= MAX_PLY - 2 or four_points(pos, us) == 0:
+        return best
+    if best > alpha:
+        alpha = best
+    renju_black = us == 0 and tab.params[P_RENJU] != 0
+    n = 0
+    for cell in tab.points:
+        t = pos.threat[us, cell]
+        if (T_FOUR <= t < T_FIVE and pos.cells[cell] == EMPTY
+                and not (renju_black and pos.foul[cell] != 0)):
+            ss.move_buf[ply, n] = cell
+            n += 1
+    for i in range(n):
+        move = ss.move_buf[ply, i]
+        _make_move(pos, tab, move)
+        score = -quiescence(pos, tab, ss, -beta, -alpha, ply + 1, np.int64(fours - 1))
+        _unmake_move(pos, tab)
+        if ss.counters[STOPPED] != 0:
+            return 0
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                _pv_extend(ss, ply, move)
+                if score >= beta:
+                    break
+    return best
+
+
 # Compiled without numba's reference counting (its ``_nrt`` compile flag): numba
 # increments every array argument on entry and decrements it on each return, and its
 # pruning pass drops those pairs only in a kernel that calls no other kernel (a call to any
@@ -622,6 +694,9 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             return MATE - ply - 5
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0  # board full: draw
+    if depth <= 0 and ss.tune[0].horizon_quiescence > 0 and ply < MAX_PLY - 2:
+        return quiescence(pos, tab, ss, alpha, beta, ply,
+                          np.int64(ss.tune[0].horizon_quiescence))
     if depth <= 0 or ply >= MAX_PLY - 2:
         fours = ss.tune[0].horizon_vcf_depth
         if (ss.counters[HORIZON_VCF] > 0 and four_points(pos, us) > 0
@@ -681,9 +756,15 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         # Razoring (rapfi's ~68 Elo step drops into a VCF search; we have no four to
         # start one, so the static evaluation stands).
         if (depth <= tp.razor_depth * ONE_PLY
-                and static_eval + tp.razor_margin * depth // ONE_PLY <= alpha
-                and four_points(pos, us) == 0):
-            return static_eval
+                and static_eval + tp.razor_margin * depth // ONE_PLY <= alpha):
+            if tp.razor_quiescence != 0 and tp.horizon_quiescence > 0:
+                # rapfi's razoring: a null-window VCF quiescence at alpha decides
+                value = quiescence(pos, tab, ss, alpha, alpha + 1, ply,
+                                   np.int64(tp.horizon_quiescence))
+                if value <= alpha:
+                    return value
+            elif four_points(pos, us) == 0:
+                return static_eval
     # Internal iterative reduction: no TT move to search first, so likely a poor order.
     if tt_move < 0 and depth >= tp.iir_depth * ONE_PLY and (pv_node or cut_node != 0):
         depth -= tp.iir_reduction

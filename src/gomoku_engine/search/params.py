@@ -208,6 +208,15 @@ TUNABLES: tuple[Tunable, ...] = (
          "depth reaches zero\", Limits.horizon_vcf): at most this many fours a leaf"),
     _int("horizon_vcf_nodes", 300, 0, 5000, 50,
          "...and this many solver nodes a leaf; small, since it runs at every leaf"),
+    _int("horizon_quiescence", 0, 0, 30, 1,
+         "a VCF quiescence at the horizon (rapfi's leaves, its vcfsearch): the static "
+         "evaluation stands pat and the side to move may raise it by up to this many of its "
+         "own fours, each answered by the forced block at no depth cost; 0: the static "
+         "evaluation alone (or the horizon VCF above)"),
+    _int("razor_quiescence", 0, 0, 1, 1,
+         "1 (with horizon_quiescence): razoring drops into the VCF quiescence with a null "
+         "window at alpha and prunes only if it fails low (rapfi's razoring), also where we "
+         "have a four point; 0: razoring returns the static evaluation"),
     # iterative deepening (search/driver.py)
     _int("aspiration_depth", 5, 1, 64, 1,
          "aspiration windows (rapfi's aspirationSearch) from this depth (plies) on"),
