@@ -559,6 +559,15 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
 
 
 @njit(_nrt=False)
+def _in_buf(ss: SearchState, ply: int, n: int, cell: int) -> bool:
+    """True if ``cell`` is among the first ``n`` moves of ``ss.move_buf[ply]``."""
+    for i in range(n):
+        if ss.move_buf[ply, i] == cell:
+            return True
+    return False
+
+
+@njit(_nrt=False)
 def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: int, ply: int,
                fours: int) -> int:
     """Fail-soft value of the position at the horizon: a VCF quiescence.
@@ -606,13 +615,38 @@ def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: in
     if best > alpha:
         alpha = best
     renju_black = us == 0 and tab.params[P_RENJU] != 0
+    tp = ss.tune[0]
+    # Delta pruning (rapfi's vcfsearch): far below alpha, a four that does not make a
+    # four-three cannot raise the score enough; only the fours that win by rule are tried.
+    least = T_FOUR
+    if tp.quiescence_delta > 0 and best + tp.quiescence_delta <= alpha:
+        least = T_FOUR_THREE
     n = 0
-    for cell in tab.points:
-        t = pos.threat[us, cell]
-        if (T_FOUR <= t < T_FIVE and pos.cells[cell] == EMPTY
-                and not (renju_black and pos.foul[cell] != 0)):
-            ss.move_buf[ply, n] = cell
-            n += 1
+    if tp.quiescence_near != 0 and pos.state[PLY] >= 2:
+        # only the fours on the lines through the side to move's last stones (rapfi keeps
+        # its quiescence's fours near the last moves): 40 cells each instead of the board
+        for back in range(2, 2 + 2 * tp.quiescence_near, 2):
+            if pos.state[PLY] < back:
+                break
+            origin = pos.moves[pos.state[PLY] - back]
+            for d in range(4):
+                step = tab.directions[d]
+                for k in range(-4, 5):
+                    cell = origin + k * step
+                    if k == 0 or pos.cells[cell] != EMPTY:
+                        continue
+                    t = pos.threat[us, cell]
+                    if (least <= t < T_FIVE and not (renju_black and pos.foul[cell] != 0)
+                            and not _in_buf(ss, ply, n, cell)):
+                        ss.move_buf[ply, n] = cell
+                        n += 1
+    else:
+        for cell in tab.points:
+            t = pos.threat[us, cell]
+            if (least <= t < T_FIVE and pos.cells[cell] == EMPTY
+                    and not (renju_black and pos.foul[cell] != 0)):
+                ss.move_buf[ply, n] = cell
+                n += 1
     for i in range(n):
         move = ss.move_buf[ply, i]
         _make_move(pos, tab, move)
@@ -789,9 +823,14 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     for i in range(n):
         move = ss.move_buf[ply, i]
         quiet = pos.threat[us, move] < T_OPEN_THREE and pos.threat[them, move] < T_OPEN_THREE
+        # at a threatened node every move is a four or a defence; with
+        # threatened_move_count the defences count as quiet for move-count pruning (rapfi
+        # prunes by move count there too), our fours never
+        countable = quiet or (threatened and tp.threatened_move_count != 0
+                              and pos.threat[us, move] < T_FOUR)
         # Move-count pruning (rapfi ~107 Elo): once a move has been searched, quiet late
         # moves at shallow non-PV nodes are not tried.
-        if (quiet and not pv_node and prunable and depth <= tp.move_count_depth * ONE_PLY
+        if (countable and not pv_node and prunable and depth <= tp.move_count_depth * ONE_PLY
                 and i >= move_limit and best > -MATE_BOUND):
             ss.score_buf[ply, i] = NOT_SEARCHED  # (the priorities are not read again)
             continue
@@ -817,7 +856,9 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                     r += tp.lmr_not_improving
                 if move == k0 or move == k1 or move == counter:
                     r -= tp.lmr_killer
-                if not quiet:  # makes an open three or more, or stops one of theirs
+                if not quiet and (not threatened or tp.threatened_relief != 0):
+                    # makes an open three or more, or stops one of theirs (at a threatened
+                    # node every move does, unless threatened_relief is 0)
                     r -= tp.lmr_threat
                 if ss.history[us, move] > tp.lmr_history_threshold * plies * plies:
                     r -= tp.lmr_history

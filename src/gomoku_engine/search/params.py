@@ -172,6 +172,14 @@ TUNABLES: tuple[Tunable, ...] = (
          "1: reverse futility pruning, razoring and move-count pruning also where the "
          "opponent threatens a forced win (has a four-three or open-four point), as rapfi "
          "prunes there; 0: not there"),
+    _int("threatened_move_count", 0, 0, 1, 1,
+         "1 (with threatened_pruning 1): at a threatened node move-count pruning also "
+         "skips late defences (never our fours), as rapfi's move count prunes every move; "
+         "0: defences are never pruned by count"),
+    _int("threatened_relief", 1, 0, 1, 1,
+         "1: at a threatened node the fours and defences are reduced lmr_threat less, as "
+         "forcing moves elsewhere; 0: reduced as the node's quiet moves would be (rapfi "
+         "gives no such relief there)"),
     # late-move reductions
     _int("lmr_min_depth", 2, 1, 16, 1, "late-move reductions from this depth (plies) on"),
     _int("lmr_root_skip", 1, 1, 8, 1,
@@ -213,6 +221,13 @@ TUNABLES: tuple[Tunable, ...] = (
          "evaluation stands pat and the side to move may raise it by up to this many of its "
          "own fours, each answered by the forced block at no depth cost; 0: the static "
          "evaluation alone (or the horizon VCF above)"),
+    _int("quiescence_near", 0, 0, 4, 1,
+         "the VCF quiescence's fours: 0 every four on the board; n>0 only those on the "
+         "lines through the side to move's last n stones, within 4 cells (rapfi keeps its "
+         "quiescence near the last moves)"),
+    _int("quiescence_delta", 0, 0, 20000, 250,
+         "delta pruning in the VCF quiescence: when the static evaluation is this far or "
+         "more below alpha, only fours that make a four-three are tried; 0 off"),
     _int("razor_quiescence", 0, 0, 1, 1,
          "1 (with horizon_quiescence): razoring drops into the VCF quiescence with a null "
          "window at alpha and prunes only if it fails low (rapfi's razoring), also where we "
