@@ -23,7 +23,8 @@ Node order at every node (from the point of view of the side to move, "us"):
    whose four's block makes no four for the opponent, or a double three while the
    opponent cannot make a four (not for renju black, whose straight four may be a foul);
 4. depth exhausted: static evaluation (before it, if enabled, a short VCF for the side
-   to move, a win scored as a mate);
+   to move, a win scored as a mate; or, if enabled, the VCF quiescence of
+   :func:`quiescence`);
 5. the opponent threatens a forced win (it has a four-three or open-four point): only our
    four-making moves and the defences are searched: the points where the opponent would
    make a four, and those where our stone weakens the open three, four or open four that
@@ -577,8 +578,11 @@ def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: in
     block, searched at no cost, and a block that makes a four of its own is answered by
     the forced block in turn.  Five points, an open four and the forced blocks are scored
     as in :func:`negamax`.  The form is rapfi's leaves (its ``vcfsearch``: stand pat on
-    the evaluation, only the side to move's fours, the forced block free); its restriction
-    of the fours to those near the last moves and its delta pruning are not taken here.
+    the evaluation, only the side to move's fours, the forced block free).  Rapfi keeps
+    its fours near the last moves and prunes them far below alpha; here the tunables
+    ``quiescence_near`` (only the fours on the lines through the side to move's last
+    stones, 4 cells either way) and ``quiescence_delta`` (at that distance below alpha,
+    only four-threes) do the same when set.  ``ss.move_buf[ply]`` holds the fours.
     Same conventions as :func:`negamax` (ints passed as int64 variables; the PV in
     ``ss.pv[ply]``; after a stop the value is meaningless).
     """
