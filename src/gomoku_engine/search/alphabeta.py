@@ -131,6 +131,8 @@ TT_DTYPE = np.dtype([("key", np.uint64), ("score", np.int32), ("eval", np.int32)
                      ("age", np.uint8)], align=True)
 TT_ENTRY_BYTES = TT_DTYPE.itemsize  # 24
 NO_EVAL = -(2**31) + 1  #: static evaluation not stored
+NO_FIVE_POINT = -1  #: :func:`_forced_block`: the opponent has no five point
+LOST_TO_FIVE = -2  #: :func:`_forced_block`: its five points cannot all be blocked
 #: what every entry holds after clear_search_state: no key, no move, no evaluation
 TT_EMPTY = np.array((0, 0, NO_EVAL, -1, 0, 0, 0), TT_DTYPE)
 
@@ -560,6 +562,33 @@ def _tt_store(ss: SearchState, key: np.uint64, move: int, score: int, static_eva
 
 
 @njit(_nrt=False)
+def _enter_node(ss: SearchState, ply: int) -> bool:
+    """Open a node at ``ply``: its PV emptied, the node counted, the selective depth
+    raised; True when the search must stop (see :func:`_poll_stop`)."""
+    ss.pv_len[ply] = 0
+    if _poll_stop(ss):
+        return True
+    if ply > ss.counters[SELDEPTH]:
+        ss.counters[SELDEPTH] = ply
+    return False
+
+
+@njit(_nrt=False)
+def _forced_block(pos: Position, tab: Tables, ss: SearchState, us: int, ply: int) -> int:
+    """The opponent's five point that ``us`` must block, or ``NO_FIVE_POINT`` (it has
+    none), or ``LOST_TO_FIVE`` (two five points, or one whose block is a renju foul for
+    black: lost, the PV leaf set)."""
+    them = 1 - us
+    if pos.threat_count[them, T_FIVE] == 0:
+        return NO_FIVE_POINT
+    block = find_threat(pos, tab, them, T_FIVE)
+    if pos.threat_count[them, T_FIVE] >= 2 or (us == 0 and pos.foul[block] != 0):
+        _pv_leaf(ss, ply, block)
+        return LOST_TO_FIVE
+    return block
+
+
+@njit(_nrt=False)
 def _in_buf(ss: SearchState, ply: int, n: int, cell: int) -> bool:
     """True if ``cell`` is among the first ``n`` moves of ``ss.move_buf[ply]``."""
     for i in range(n):
@@ -586,21 +615,16 @@ def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: in
     Same conventions as :func:`negamax` (ints passed as int64 variables; the PV in
     ``ss.pv[ply]``; after a stop the value is meaningless).
     """
-    ss.pv_len[ply] = 0
-    if _poll_stop(ss):
+    if _enter_node(ss, ply):
         return 0
-    if ply > ss.counters[SELDEPTH]:
-        ss.counters[SELDEPTH] = ply
     us = pos.state[TO_MOVE] - 1
-    them = 1 - us
     if pos.threat_count[us, T_FIVE] > 0:
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FIVE))
         return MATE - ply - 1
-    if pos.threat_count[them, T_FIVE] > 0:
-        block = find_threat(pos, tab, them, T_FIVE)
-        if pos.threat_count[them, T_FIVE] >= 2 or (us == 0 and pos.foul[block] != 0):
-            _pv_leaf(ss, ply, block)
-            return -(MATE - ply - 2)
+    block = _forced_block(pos, tab, ss, us, ply)
+    if block == LOST_TO_FIVE:
+        return -(MATE - ply - 2)
+    if block >= 0:  # its only block
         if ply >= MAX_PLY - 2:
             return evaluate(pos)
         _make_move(pos, tab, block)
@@ -691,23 +715,20 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     discard it.  ``ss.pv[ply, :ss.pv_len[ply]]`` holds the principal variation from this
     node.
     """
-    ss.pv_len[ply] = 0
-    if _poll_stop(ss):
+    if _enter_node(ss, ply):
         return 0
-    if ply > ss.counters[SELDEPTH]:
-        ss.counters[SELDEPTH] = ply
     us = pos.state[TO_MOVE] - 1
     them = 1 - us
 
     if pos.threat_count[us, T_FIVE] > 0:  # 1. five now
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FIVE))
         return MATE - ply - 1
-    if pos.threat_count[them, T_FIVE] > 0:  # 2. block the opponent's five point
-        block = find_threat(pos, tab, them, T_FIVE)
-        if pos.threat_count[them, T_FIVE] >= 2 or (us == 0 and pos.foul[block] != 0):
-            # two five points, or (renju) the only block is a foul for black
-            _pv_leaf(ss, ply, block)
-            return -(MATE - ply - 2)
+    # 2. block the opponent's five point (two of them, or a block that is a renju foul
+    # for black: lost)
+    block = _forced_block(pos, tab, ss, us, ply)
+    if block == LOST_TO_FIVE:
+        return -(MATE - ply - 2)
+    if block >= 0:
         if ply >= MAX_PLY - 2:
             return evaluate(pos)
         # the only move: searched at the same depth (the extension of the reply to a four)
