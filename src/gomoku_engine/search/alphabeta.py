@@ -458,6 +458,21 @@ def _counter_move(pos: Position, ss: SearchState, us: int) -> int:
     return ss.counter_moves[us, pos.moves[ply - 1]] if ply > 0 else -1
 
 
+@njit(inline="always")
+def _is_quiet(pos: Position, us: int, move: int) -> bool:
+    """A quiet move makes no open three or more for ``us`` and stops none of the
+    opponent's (the moves that history, move-count pruning and the forcing-move relief
+    of late-move reductions tell apart)."""
+    return pos.threat[us, move] < T_OPEN_THREE and pos.threat[1 - us, move] < T_OPEN_THREE
+
+
+@njit(inline="always")
+def _history_bonus(ss: SearchState, plies: float) -> int:
+    """The history a move that cuts gains at a node of ``plies`` plies of depth:
+    history_bonus x plies^2, at most history_max."""
+    return min(int(ss.tune[0].history_bonus * plies * plies), ss.tune[0].history_max)
+
+
 @njit
 def _history_update(ss: SearchState, us: int, move: int, bonus: int) -> None:
     """Add ``bonus`` (negative: a malus) to ``move``'s history, with gravity toward 0."""
@@ -467,10 +482,10 @@ def _history_update(ss: SearchState, us: int, move: int, bonus: int) -> None:
 
 @njit
 def _history_reward(ss: SearchState, ply: int, us: int, index: int, bonus: int) -> None:
-    """The move at ``index`` of the ply's candidates gains ``bonus`` of history, those
-    ordered before it lose as much (with the tunable history_searched_only, only those
-    that were searched, not those move-count pruning skipped)."""
-    bonus = min(bonus, ss.tune[0].history_max)
+    """The move at ``index`` of the ply's candidates gains ``bonus`` of history
+    (:func:`_history_bonus`), those ordered before it lose as much (with the tunable
+    history_searched_only, only those that were searched, not those move-count pruning
+    skipped)."""
     _history_update(ss, us, ss.move_buf[ply, index], bonus)
     searched_only = ss.tune[0].history_searched_only != 0
     for j in range(index):
@@ -483,11 +498,9 @@ def _history_tt_move(pos: Position, ss: SearchState, us: int, move: int, depth: 
                      cut: bool) -> None:
     """A TT cutoff's quiet move gains history when its score cut, loses it when it failed
     low (rapfi's ``updateTTMoveStats``)."""
-    them = 1 - us
-    if pos.threat[us, move] >= T_OPEN_THREE or pos.threat[them, move] >= T_OPEN_THREE:
+    if not _is_quiet(pos, us, move):
         return
-    plies = depth / ONE_PLY
-    bonus = min(int(ss.tune[0].history_bonus * plies * plies), ss.tune[0].history_max)
+    bonus = _history_bonus(ss, depth / ONE_PLY)
     _history_update(ss, us, move, bonus if cut else -bonus)
 
 
@@ -847,7 +860,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         move_limit = move_limit // 2 + 1
     for i in range(n):
         move = ss.move_buf[ply, i]
-        quiet = pos.threat[us, move] < T_OPEN_THREE and pos.threat[them, move] < T_OPEN_THREE
+        quiet = _is_quiet(pos, us, move)
         # at a threatened node every move is a four or a defence; with
         # threatened_move_count the defences count as quiet for move-count pruning (rapfi
         # prunes by move count there too), our fours never
@@ -926,7 +939,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                         ss.counter_moves[us, prev] = move
                     # the move that cut gains, the moves ordered before it lose (those
                     # move-count pruning skipped too, unless history_searched_only)
-                    _history_reward(ss, ply, us, i, int(tp.history_bonus * plies * plies))
+                    _history_reward(ss, ply, us, i, _history_bonus(ss, plies))
                     break
                 # Alpha-improvement reduction (rapfi, ~26 Elo there): once a move raised
                 # alpha at a PV node, the later ones are searched shallower.
@@ -940,7 +953,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         if tp.history_pv != 0:  # rapfi: the best move's stats at every node that has one
             for i in range(n):
                 if ss.move_buf[ply, i] == best_move:
-                    _history_reward(ss, ply, us, i, int(tp.history_bonus * plies * plies))
+                    _history_reward(ss, ply, us, i, _history_bonus(ss, plies))
                     break
     else:
         flag = TT_UPPER
