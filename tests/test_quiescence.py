@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from gomoku_engine.bench import POSITIONS
 from gomoku_engine.core.constants import MATE_BOUND
 from gomoku_engine.core.notation import parse_moves
 from gomoku_engine.engine import Engine
 from gomoku_engine.search.alphabeta import NODES, clear_search_state, quiescence, search_depth
 
-MIDGAME = "j12o10m10m12o12l9o7k7j7n6j13l11j9j11j8j6l8k8k9k6"  # the bench's "15 midgame A"
+MIDGAME = next(p.moves for p in POSITIONS if p.name == "15 midgame A")
 
 # Black (to move) has a four-three point at (6, 7): the closed three (3..5, 7), blocked by
 # white's (2, 7), and the two stones (6, 8), (6, 9) of an open column.  Black's last stone

@@ -610,6 +610,15 @@ def _in_buf(ss: SearchState, ply: int, n: int, cell: int) -> bool:
     return False
 
 
+@njit(inline="always")
+def _quiescence_four(pos: Position, us: int, cell: int, least: int, renju_black: bool) -> bool:
+    """Is the point ``cell`` one of the quiescence's fours: empty, a four of class
+    ``least`` or more for ``us`` short of a five, and no foul when ``renju_black``?"""
+    t = pos.threat[us, cell]
+    return (pos.cells[cell] == EMPTY and least <= t < T_FIVE
+            and not (renju_black and pos.foul[cell] != 0))
+
+
 @njit(_nrt=False)
 def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: int, ply: int,
                fours: int) -> int:
@@ -663,7 +672,7 @@ def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: in
     if tp.quiescence_delta > 0 and best + tp.quiescence_delta <= alpha:
         least = T_FOUR_THREE
     n = 0
-    if tp.quiescence_near != 0 and pos.state[PLY] >= 2:
+    if tp.quiescence_near != 0:
         # only the fours on the lines through the side to move's last stones (rapfi keeps
         # its quiescence's fours near the last moves): 40 cells each instead of the board
         for back in range(2, 2 + 2 * tp.quiescence_near, 2):
@@ -674,18 +683,13 @@ def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: in
                 step = tab.directions[d]
                 for k in range(-4, 5):
                     cell = origin + k * step
-                    if k == 0 or pos.cells[cell] != EMPTY:
-                        continue
-                    t = pos.threat[us, cell]
-                    if (least <= t < T_FIVE and not (renju_black and pos.foul[cell] != 0)
+                    if (k != 0 and _quiescence_four(pos, us, cell, least, renju_black)
                             and not _in_buf(ss, ply, n, cell)):
                         ss.move_buf[ply, n] = cell
                         n += 1
     else:
         for cell in tab.points:
-            t = pos.threat[us, cell]
-            if (least <= t < T_FIVE and pos.cells[cell] == EMPTY
-                    and not (renju_black and pos.foul[cell] != 0)):
+            if _quiescence_four(pos, us, cell, least, renju_black):
                 ss.move_buf[ply, n] = cell
                 n += 1
     for i in range(n):
