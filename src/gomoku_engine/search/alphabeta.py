@@ -748,12 +748,14 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     if block >= 0:
         if ply >= MAX_PLY - 2:
             return evaluate(pos)
-        # the only move: searched at the same depth (the extension of the reply to a four)
+        # the only move: searched at the same depth (the extension of the reply to a four),
+        # or deeper by the tunable four_reply_extension above the horizon
         ss.eval_stack[ply] = -ss.eval_stack[ply - 1] if ply > 0 else evaluate(pos)
         if ply == 0:
             ss.counters[ROOT_MOVES] = 1
+        child_depth = depth + ss.tune[0].four_reply_extension if depth > 0 else depth
         _make_move(pos, tab, block)
-        score = -negamax(pos, tab, ss, ts, depth, -beta, -alpha, ply + 1,
+        score = -negamax(pos, tab, ss, ts, child_depth, -beta, -alpha, ply + 1,
                          np.int64(1 - cut_node))
         _unmake_move(pos, tab)
         _pv_extend(ss, ply, block)
@@ -877,6 +879,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             ss.score_buf[ply, i] = NOT_SEARCHED  # (the priorities are not read again)
             continue
         new_depth = depth - ONE_PLY
+        if move == tt_move:  # rapfi's TT-move extension
+            new_depth += tp.tt_move_extension_pv if pv_node else tp.tt_move_extension
         _make_move(pos, tab, move)
         if i == 0:
             score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
@@ -906,15 +910,26 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                     r -= tp.lmr_history
                 if r > new_depth - ONE_PLY:
                     r = new_depth - ONE_PLY
-                if r < 0:
-                    r = 0
+                # below zero (a ply deeper at most) only with lmr_extend
+                least = -ONE_PLY if tp.lmr_extend != 0 else 0
+                if r < least:
+                    r = least
             # the reduced search's child is expected to cut; a child searched without the
             # reductions' rule (too shallow for it) is the opposite of this node (rapfi)
-            score = -negamax(pos, tab, ss, ts, new_depth - r, -alpha - 1, -alpha, ply + 1,
+            reduced = new_depth - r
+            score = -negamax(pos, tab, ss, ts, reduced, -alpha - 1, -alpha, ply + 1,
                               np.int64(1 if lmr else 1 - cut_node))
             if r > 0 and score > alpha:
-                score = -negamax(pos, tab, ss, ts, new_depth, -alpha - 1, -alpha, ply + 1,
-                                 np.int64(1 - cut_node))
+                if tp.lmr_deeper > 0:
+                    # rapfi's lmrExtension: far above alpha a ply deeper, barely above the
+                    # node's best a ply shallower
+                    if score > alpha + tp.lmr_deeper + tp.lmr_deeper_slope * r // ONE_PLY:
+                        new_depth += ONE_PLY
+                    elif score < best + 20 * new_depth // ONE_PLY:
+                        new_depth -= ONE_PLY
+                if new_depth > reduced:
+                    score = -negamax(pos, tab, ss, ts, new_depth, -alpha - 1, -alpha, ply + 1,
+                                     np.int64(1 - cut_node))
             if pv_node and alpha < score < beta:
                 score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
                                  np.int64(0))

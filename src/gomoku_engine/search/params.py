@@ -180,6 +180,18 @@ TUNABLES: tuple[Tunable, ...] = (
          "1: at a threatened node the fours and defences are reduced lmr_threat less, as "
          "forcing moves elsewhere; 0: reduced as the node's quiet moves would be (rapfi "
          "gives no such relief there)"),
+    # extensions (rapfi's search/ab/parameter.h gives them in fractional plies; here in
+    # units of 1/16 ply)
+    _int("four_reply_extension", 0, 0, 32, 2,
+         "units of depth added to the forced block of the opponent's four, above the ply "
+         "it already keeps (rapfi's OPPO5_EXT, 1.3 plies there, so 0.3 ply: 5 units, "
+         "~77 Elo there); only at depth > 0, where rapfi's leaves do not start"),
+    _int("tt_move_extension_pv", 0, 0, 16, 1,
+         "units of depth added to the TT move at a PV node (rapfi's TTM_EXT_PV, 0.25 ply: "
+         "4 units, ~12 Elo there with the next)"),
+    _int("tt_move_extension", 0, 0, 16, 1,
+         "units of depth added to the TT move at other nodes (rapfi's TTM_EXT_NONPV, 0.08 "
+         "ply: 1 unit)"),
     # late-move reductions
     _int("lmr_min_depth", 2, 1, 16, 1, "late-move reductions from this depth (plies) on"),
     _int("lmr_root_skip", 1, 1, 8, 1,
@@ -205,6 +217,17 @@ TUNABLES: tuple[Tunable, ...] = (
          "units of reduction taken off when the move's history exceeds "
          "lmr_history_threshold * depth^2 (plies)"),
     _float("lmr_history_threshold", 64.0, 0.0, 4096.0, 16.0, "see lmr_history"),
+    _int("lmr_extend", 0, 0, 1, 1,
+         "1: a reduction below zero (the reliefs above outweigh the table) searches the "
+         "move up to a ply deeper, as rapfi lets its reduced search go to newDepth + 1; "
+         "0: a reduction is never below zero"),
+    _int("lmr_deeper", 0, 0, 20000, 100,
+         "a reduced move that beats alpha by more than lmr_deeper + lmr_deeper_slope x "
+         "(plies it was reduced) is searched again a ply deeper than its full depth, and "
+         "one that does not beat the node's best by a ply's worth a ply shallower (rapfi's "
+         "lmrExtension, ~13 Elo there: 34 + 11 a ply of its units, ~700 + 230 of ours); "
+         "0 off"),
+    _int("lmr_deeper_slope", 230, 0, 2000, 20, "see lmr_deeper"),
     _int("alpha_reduction", 0, 0, 48, 4,
          "units of depth taken off the later moves of a PV node once a move raised alpha, "
          "at depth 3..11 plies, unless the score is decisive (rapfi's "
