@@ -102,7 +102,10 @@ STOPPED = 1
 NODE_LIMIT = 2
 SELDEPTH = 3
 ALLOW_STOP = 4
-# 5 and 6 are free (the breadth limits were counters; they are tunables now)
+# move + 1 of the TT move the next negamax call at the same ply leaves out (the singular
+# extension's search; 0: none); read and cleared on the node's entry
+EXCLUDED = 5
+# 6 is free (the breadth limits were counters; they are tunables now)
 DEADLINE = 7  # kernel_clock_ns() value at which to stop; 0: none
 ROOT_FILTER = 8  # 1: only root moves with root_allowed[cell] != 0 are searched
 HORIZON_VCF = 9  # node budget of the VCF at the horizon; 0: off
@@ -732,6 +735,10 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     discard it.  ``ss.pv[ply, :ss.pv_len[ply]]`` holds the principal variation from this
     node.
     """
+    # the singular extension's search of this node without its TT move: no TT cutoff, no
+    # store, no move of the entry (read first, so that no other node sees it)
+    excluded = ss.counters[EXCLUDED] - 1
+    ss.counters[EXCLUDED] = 0
     if _enter_node(ss, ply):
         return 0
     us = pos.state[TO_MOVE] - 1
@@ -797,13 +804,19 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
 
     pv_node = beta - alpha > 1
     key = pos.key[0]
-    entry = _tt_probe(ss, key)
+    entry = _tt_probe(ss, key) if excluded < 0 else -1
     tt_move = -1
+    tt_flag = 0
+    tt_depth = 0
+    tt_value = 0
     static_eval = NO_EVAL
     if entry >= 0:
         e = ss.tt[entry]
         tt_move = e.move
         static_eval = e.eval
+        tt_flag = e.flag
+        tt_depth = e.depth
+        tt_value = _score_from_tt(e.score, ply)
         if ply > 0 and e.depth >= depth:
             tt_score = _score_from_tt(e.score, ply)
             flag = e.flag
@@ -844,8 +857,31 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             elif four_points(pos, us) == 0:
                 return static_eval
     # Internal iterative reduction: no TT move to search first, so likely a poor order.
-    if tt_move < 0 and depth >= tp.iir_depth * ONE_PLY and (pv_node or cut_node != 0):
+    if (tt_move < 0 and excluded < 0 and depth >= tp.iir_depth * ONE_PLY
+            and (pv_node or cut_node != 0)):
         depth -= tp.iir_reduction
+    # Singular extension (Stockfish; rapfi ~52 Elo): is the TT move the only good move?
+    tested = False  # else the TT-move extension applies
+    singular = 0  # units added to the TT move
+    if (tp.singular_depth > 0 and ply > 0 and tt_move >= 0
+            and depth >= tp.singular_depth * ONE_PLY
+            and (tt_flag == TT_LOWER or tt_flag == TT_EXACT)
+            and tt_depth >= depth - tp.singular_tt_depth and abs(tt_value) < MATE_BOUND):
+        tested = True
+        singular_beta = tt_value - tp.singular_margin * depth // ONE_PLY
+        ss.counters[EXCLUDED] = tt_move + 1
+        value = negamax(pos, tab, ss, ts, depth * 15 // 32, singular_beta - 1, singular_beta,
+                        ply, cut_node)
+        if ss.counters[STOPPED] != 0:
+            return 0
+        ss.eval_stack[ply] = static_eval
+        ss.pv_len[ply] = 0  # the PV that search left here is not this node's
+        if value < singular_beta:
+            singular = tp.singular_extension
+        elif singular_beta >= beta:
+            return singular_beta  # multi-cut: another move beats beta too
+        elif tt_value >= beta:
+            singular = -tp.singular_negative
 
     breadth = tp.root_breadth if ply == 0 else tp.breadth
     n = generate_moves(pos, tab, ss, ply, tt_move, breadth)
@@ -878,9 +914,14 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                 and i >= move_limit and best > -MATE_BOUND):
             ss.score_buf[ply, i] = NOT_SEARCHED  # (the priorities are not read again)
             continue
+        if move == excluded:
+            continue
         new_depth = depth - ONE_PLY
-        if move == tt_move:  # rapfi's TT-move extension
-            new_depth += tp.tt_move_extension_pv if pv_node else tp.tt_move_extension
+        if move == tt_move:  # the singular extension's verdict, or rapfi's TT-move extension
+            if tested:
+                new_depth += singular
+            else:
+                new_depth += tp.tt_move_extension_pv if pv_node else tp.tt_move_extension
         _make_move(pos, tab, move)
         if i == 0:
             score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
@@ -965,6 +1006,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                 if (pv_node and 2 * ONE_PLY < depth < 12 * ONE_PLY
                         and abs(score) < ALPHA_REDUCTION_SCORE):
                     depth -= tp.alpha_reduction
+    if excluded >= 0:
+        return alpha if best == -INFINITY else best  # nothing stored
     if best >= beta:
         flag = TT_LOWER
     elif best > alpha_orig:

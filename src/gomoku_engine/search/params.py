@@ -192,6 +192,22 @@ TUNABLES: tuple[Tunable, ...] = (
     _int("tt_move_extension", 0, 0, 16, 1,
          "units of depth added to the TT move at other nodes (rapfi's TTM_EXT_NONPV, 0.08 "
          "ply: 1 unit)"),
+    _int("singular_depth", 0, 0, 32, 1,
+         "singular extension (Stockfish, rapfi ~52 Elo there) from this depth (plies) on, "
+         "rapfi's 6.65: at a non-root node whose TT entry is a lower bound or exact score "
+         "(no mate) searched at most singular_tt_depth shallower, the other moves are "
+         "searched at about half the depth on a null window singular_margin x plies below "
+         "the entry's score; all below: the TT move is singular, searched "
+         "singular_extension deeper; one at or above beta as well: the node fails high "
+         "(multi-cut); else, if the entry's score is at or above beta, the TT move is "
+         "searched singular_negative shallower; 0 off"),
+    _int("singular_tt_depth", 32, 0, 128, 8,
+         "see singular_depth: units (1/16 ply; rapfi's 2.03 plies)"),
+    _int("singular_margin", 18, 0, 400, 4,
+         "see singular_depth: per ply of depth (rapfi's 0.91 a ply, ~18 of our units)"),
+    _int("singular_extension", 16, 0, 48, 4, "see singular_depth: units (rapfi: a ply)"),
+    _int("singular_negative", 24, 0, 48, 4,
+         "see singular_depth: units (rapfi's SE_REDUCTION_FH, 1.5 plies)"),
     # late-move reductions
     _int("lmr_min_depth", 2, 1, 16, 1, "late-move reductions from this depth (plies) on"),
     _int("lmr_root_skip", 1, 1, 8, 1,
