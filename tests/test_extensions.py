@@ -18,7 +18,9 @@ MIDGAME = next(p.moves for p in POSITIONS if p.name == "15 midgame A")
 
 
 def _search(depth: int, moves: str = MIDGAME, **params: float) -> tuple[int, int, list[int], Engine]:
-    """Score, nodes and principal variation of a fresh fixed-depth search."""
+    """Score, nodes and principal variation of a fresh search by iterative deepening to
+    ``depth`` (the TT of each iteration orders the next, as in play: without a TT move the
+    singular extension has nothing to test)."""
     engine = Engine(15, hash_mb=1)
     for x, y in parse_moves(moves):
         engine.board.play(x, y)
@@ -27,8 +29,9 @@ def _search(depth: int, moves: str = MIDGAME, **params: float) -> tuple[int, int
     ss = engine._state
     clear_search_state(ss)
     ss.counters[NODES] = 0
-    score = search_depth(engine.board.position, engine.board.tables, ss, engine._threats,
-                         depth, -MATE_BOUND, MATE_BOUND)
+    for d in range(1, depth + 1):
+        score = search_depth(engine.board.position, engine.board.tables, ss, engine._threats,
+                             d, -MATE_BOUND, MATE_BOUND)
     pv = [int(m) for m in ss.pv[0, :ss.pv_len[0]]]
     return score, int(ss.counters[NODES]), pv, engine
 
