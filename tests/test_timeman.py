@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gomoku_engine.search.timeman import (FAST_MOVE_MS, FAST_SOFT_MS, MATCH_SPACE,
-                                          MIN_HARD_MS, MOVES_TO_GO_MIN, SOFT_SHARE, UNLIMITED,
+                                          MIN_HARD_MS, MOVES_TO_GO_MIN, SOFT_SHARE,
+                                          TURN_SOFT_SHARE, UNLIMITED,
                                           TimeControl, moves_to_go)
 
 #: ways a move may use its budget: the soft budget, the hard one (the most it can take),
@@ -36,12 +37,12 @@ def play(clock: TimeControl, moves: int, use, first_ply: int = 4) -> list[tuple[
 # --- a turn limit only -------------------------------------------------------------------
 @pytest.mark.parametrize("turn", [200, 1000, 5000, 30000])
 def test_turn_limit_only_keeps_its_margin_and_share(turn):
-    """No match clock: hard is the turn less 10% + 30 ms (at most 500), soft 0.8 of it,
-    whatever the ply: the fixed-turn behaviour of earlier versions."""
+    """No match clock: hard is the turn less 10% + 30 ms (at most 500), soft all of it
+    (a turn's unused time is lost), whatever the ply."""
     for ply in (0, 20, 100):
         soft, hard = TimeControl(turn_ms=turn).budget(ply)
         assert hard == pytest.approx(turn - min(500, 0.1 * turn + 30))
-        assert soft == pytest.approx(SOFT_SHARE * hard)
+        assert soft == pytest.approx(TURN_SOFT_SHARE * hard) == pytest.approx(hard)
 
 
 def test_unlimited_match_time_is_the_turn_limit_only():
