@@ -47,7 +47,11 @@ Node order at every node (from the point of view of the side to move, "us"):
    pruning); later moves are searched shallower first (late-move reduction: the table
    value, less for killers, the counter move, threats and defences and at PV nodes, more
    at expected cut nodes and when the evaluation is not improving), then at full depth if
-   they beat alpha.
+   they beat alpha.  Off by default, as tunables: extensions in rapfi's form (the reply
+   to a four, the TT move, a reduction below zero, a deeper or shallower re-search of a
+   reduced move) and the singular extension of the TT move (Stockfish's and rapfi's:
+   the other moves searched without it at about half the depth, below the TT score by a
+   margin; see the tunables ``singular_*`` in params.py).
 
 Mate scores are stored in the transposition table relative to the node (Stockfish's
 ``value_to_tt``/``value_from_tt``) so they stay correct at any depth.
