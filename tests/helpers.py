@@ -1,5 +1,6 @@
 """Helpers shared by the tests: the one five-in-a-row detector, the one stone-setup builder,
-``replay`` of a refereed game, ``engine_after`` a sequence of moves, the one VCF-line check, the one winning-line check,
+``replay`` of a refereed game, ``engine_after`` a sequence of moves, a
+``fixed_depth_search`` from it, the one VCF-line check, the one winning-line check,
 the one recomputation of a board's incremental state, the engine as a protocol subprocess
 (``run_session``, ``LiveEngine`` and the ``live`` fixture), the one fake engine
 (``engines/random_brain.py``, scriptable), and the shared data beside the checkout
@@ -32,6 +33,8 @@ from gomoku_engine.eval.classical import (
     combination_tables, reference_evaluation, reference_point_patterns,
 )
 from gomoku_engine.core.notation import parse_moves
+from gomoku_engine.core.constants import MATE_BOUND
+from gomoku_engine.search.alphabeta import NODES, clear_search_state, search_depth
 from gomoku_engine.eval import evaluate
 from gomoku_engine.core.rules import foul_type
 
@@ -227,6 +230,26 @@ def engine_after(moves: str | Iterable[Point], size: int = 15, rule: Rule = Rule
     for x, y in (parse_moves(moves) if isinstance(moves, str) else moves):
         engine.board.play(x, y)
     return engine
+
+
+def fixed_depth_search(moves: str, depth: int, first_depth: int | None = None,
+                       **params: float) -> tuple[int, int, list[int], Engine]:
+    """Score, nodes (every iteration's) and principal variation (flat cells) of a fresh
+    search of the position after ``moves``, with the tunables ``params``: iterations from
+    ``first_depth`` (default ``depth``: one search) to ``depth`` plies, each ordered by the
+    transposition table of the one before, as in play."""
+    engine = engine_after(moves, hash_mb=1)
+    for name, value in params.items():
+        engine.set_param(name, value)
+    ss = engine._state
+    clear_search_state(ss)
+    ss.counters[NODES] = 0
+    score = 0
+    for d in range(first_depth or depth, depth + 1):
+        score = search_depth(engine.board.position, engine.board.tables, ss, engine._threats,
+                             d, -MATE_BOUND, MATE_BOUND)
+    pv = [int(m) for m in ss.pv[0, :ss.pv_len[0]]]
+    return score, int(ss.counters[NODES]), pv, engine
 
 
 def shared_engine(record: dict, hash_mb: float = 4) -> Engine:

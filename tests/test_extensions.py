@@ -8,32 +8,18 @@ import pytest
 
 from gomoku_engine.bench import POSITIONS
 from gomoku_engine.core.constants import MATE_BOUND
-from gomoku_engine.core.notation import parse_moves
 from gomoku_engine.engine import Engine
-from gomoku_engine.search.alphabeta import (
-    EXCLUDED, NODES, clear_search_state, search_depth,
-)
+from gomoku_engine.search.alphabeta import EXCLUDED
+
+from helpers import fixed_depth_search
 
 MIDGAME = next(p.moves for p in POSITIONS if p.name == "15 midgame A")
 
 
 def _search(depth: int, moves: str = MIDGAME, **params: float) -> tuple[int, int, list[int], Engine]:
-    """Score, nodes and principal variation of a fresh search by iterative deepening to
-    ``depth`` (the TT of each iteration orders the next, as in play: without a TT move the
-    singular extension has nothing to test)."""
-    engine = Engine(15, hash_mb=1)
-    for x, y in parse_moves(moves):
-        engine.board.play(x, y)
-    for name, value in params.items():
-        engine.set_param(name, value)
-    ss = engine._state
-    clear_search_state(ss)
-    ss.counters[NODES] = 0
-    for d in range(1, depth + 1):
-        score = search_depth(engine.board.position, engine.board.tables, ss, engine._threats,
-                             d, -MATE_BOUND, MATE_BOUND)
-    pv = [int(m) for m in ss.pv[0, :ss.pv_len[0]]]
-    return score, int(ss.counters[NODES]), pv, engine
+    """A fresh search by iterative deepening to ``depth`` (without a TT move from the
+    iteration before, the singular extension has nothing to test)."""
+    return fixed_depth_search(moves, depth, first_depth=1, **params)
 
 
 @pytest.mark.parametrize("params", [

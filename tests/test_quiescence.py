@@ -8,9 +8,10 @@ import numpy as np
 
 from gomoku_engine.bench import POSITIONS
 from gomoku_engine.core.constants import MATE_BOUND
-from gomoku_engine.core.notation import parse_moves
 from gomoku_engine.engine import Engine
-from gomoku_engine.search.alphabeta import NODES, clear_search_state, quiescence, search_depth
+from gomoku_engine.search.alphabeta import NODES, clear_search_state, quiescence
+
+from helpers import fixed_depth_search
 
 MIDGAME = next(p.moves for p in POSITIONS if p.name == "15 midgame A")
 
@@ -85,17 +86,7 @@ def test_the_threatened_node_forms_change_the_tree():
     with move-count pruning of the defences (which acts where ``threatened_pruning``
     lets pruning act), the tree differs from the one without."""
     def nodes(depth: int, **params: float) -> int:
-        engine = Engine(15, hash_mb=1)
-        for x, y in parse_moves(MIDGAME):
-            engine.board.play(x, y)
-        for name, value in params.items():
-            engine.set_param(name, value)
-        ss = engine._state
-        clear_search_state(ss)
-        ss.counters[NODES] = 0
-        search_depth(engine.board.position, engine.board.tables, ss, engine._threats, depth,
-                     -MATE_BOUND, MATE_BOUND)
-        return int(ss.counters[NODES])
+        return fixed_depth_search(MIDGAME, depth, **params)[1]
 
     assert nodes(6, threatened_relief=0) != nodes(6)
     assert nodes(8, threatened_pruning=1, threatened_move_count=1) != nodes(8, threatened_pruning=1)
