@@ -51,15 +51,19 @@ def test_the_excluded_move_does_not_outlive_its_search():
     assert engine._state.counters[EXCLUDED] == 0
 
 
+#: a position of a game against Rapfi (the development openings, 2026-11-29) where the side
+#: to move wins by VCT but has no VCF nor a win by rule: the depth-7 search finds the mate
+#: through nodes with quiet replies, where the extensions act
+VCT_WIN = ("1,5 1,4 4,5 5,3 4,1 3,6 1,3 0,0 2,6 3,5 4,3 4,4 3,4 5,6 5,2 2,5 4,7 5,7 5,4 6,6 "
+           "6,1 7,0 3,2 2,1")
+
+
 def test_a_forced_win_is_still_found_with_the_extensions_on():
-    """Black to move has a four-three point at (6, 7) (closed three (3..5, 7) blocked by
-    white's (2, 7), open two (6, 8), (6, 9)): a win in 5 by rule, with every extension on
-    as without."""
-    black = ((3, 7), (4, 7), (5, 7), (6, 8), (6, 9), (12, 12))
-    white = ((2, 7), (0, 0), (14, 0), (0, 14), (14, 14), (14, 7))
-    moves = " ".join(f"{b[0]},{b[1]} {w[0]},{w[1]}" for b, w in zip(black, white))
+    """With every extension on, the search takes another path (other node counts) to the
+    same forced win."""
     on = {"four_reply_extension": 5, "tt_move_extension_pv": 4, "tt_move_extension": 1,
           "lmr_extend": 1, "lmr_deeper": 700, "singular_depth": 3}
-    for params in ({}, on):
-        score, _, _, _ = _search(6, moves, **params)
-        assert score > MATE_BOUND
+    plain_score, plain_nodes, _, _ = _search(7, VCT_WIN)
+    score, nodes, _, _ = _search(7, VCT_WIN, **on)
+    assert plain_score > MATE_BOUND and score > MATE_BOUND
+    assert nodes != plain_nodes

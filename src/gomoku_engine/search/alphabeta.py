@@ -93,9 +93,12 @@ from .threats import ThreatState, vcf
 _make_move = njit(inline="always")(make_move.py_func)
 _unmake_move = njit(inline="always")(unmake_move.py_func)
 
+#: our evaluation units in one of rapfi's (its scores are about 1/20 of ours), to take its
+#: margins over
+RAPFI_UNIT = 20
 #: the alpha-improvement reduction stops where a score is this decisive: rapfi's 2000 in
-#: our units (about 1/20 of its)
-ALPHA_REDUCTION_SCORE = 40_000
+#: our units
+ALPHA_REDUCTION_SCORE = 2000 * RAPFI_UNIT
 
 #: ``score_buf`` mark of a candidate move-count pruning skipped
 NOT_SEARCHED = -(2**31)
@@ -821,16 +824,14 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         tt_flag = e.flag
         tt_depth = e.depth
         tt_value = _score_from_tt(e.score, ply)
-        if ply > 0 and e.depth >= depth:
-            tt_score = _score_from_tt(e.score, ply)
-            flag = e.flag
-            if (flag == TT_EXACT or (flag == TT_LOWER and tt_score >= beta)
-                    or (flag == TT_UPPER and tt_score <= alpha)):
+        if ply > 0 and tt_depth >= depth:
+            if (tt_flag == TT_EXACT or (tt_flag == TT_LOWER and tt_value >= beta)
+                    or (tt_flag == TT_UPPER and tt_value <= alpha)):
                 if tt_move >= 0:
                     _pv_leaf(ss, ply, tt_move)
                     if ss.tune[0].history_tt != 0:
-                        _history_tt_move(pos, ss, us, tt_move, depth, tt_score >= beta)
-                return tt_score
+                        _history_tt_move(pos, ss, us, tt_move, depth, tt_value >= beta)
+                return tt_value
     if static_eval == NO_EVAL:
         static_eval = evaluate(pos)
     tp = ss.tune[0]
@@ -864,14 +865,13 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     if (tt_move < 0 and excluded < 0 and depth >= tp.iir_depth * ONE_PLY
             and (pv_node or cut_node != 0)):
         depth -= tp.iir_reduction
-    # Singular extension (Stockfish; rapfi ~52 Elo): is the TT move the only good move?
-    tested = False  # else the TT-move extension applies
-    singular = 0  # units added to the TT move
+    # units of depth added to the TT move: rapfi's TT-move extension, unless the singular
+    # extension (Stockfish; rapfi ~52 Elo) tests whether it is the only good move
+    tt_extension = tp.tt_move_extension_pv if pv_node else tp.tt_move_extension
     if (tp.singular_depth > 0 and ply > 0 and tt_move >= 0
             and depth >= tp.singular_depth * ONE_PLY
             and (tt_flag == TT_LOWER or tt_flag == TT_EXACT)
             and tt_depth >= depth - tp.singular_tt_depth and abs(tt_value) < MATE_BOUND):
-        tested = True
         singular_beta = tt_value - tp.singular_margin * depth // ONE_PLY
         ss.counters[EXCLUDED] = tt_move + 1
         value = negamax(pos, tab, ss, ts, depth * 15 // 32, singular_beta - 1, singular_beta,
@@ -881,11 +881,13 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         ss.eval_stack[ply] = static_eval
         ss.pv_len[ply] = 0  # the PV that search left here is not this node's
         if value < singular_beta:
-            singular = tp.singular_extension
+            tt_extension = tp.singular_extension
         elif singular_beta >= beta:
             return singular_beta  # multi-cut: another move beats beta too
         elif tt_value >= beta:
-            singular = -tp.singular_negative
+            tt_extension = -tp.singular_negative
+        else:
+            tt_extension = 0
 
     breadth = tp.root_breadth if ply == 0 else tp.breadth
     n = generate_moves(pos, tab, ss, ply, tt_move, breadth)
@@ -921,11 +923,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         if move == excluded:
             continue
         new_depth = depth - ONE_PLY
-        if move == tt_move:  # the singular extension's verdict, or rapfi's TT-move extension
-            if tested:
-                new_depth += singular
-            else:
-                new_depth += tp.tt_move_extension_pv if pv_node else tp.tt_move_extension
+        if move == tt_move:
+            new_depth += tt_extension
         _make_move(pos, tab, move)
         if i == 0:
             score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,
@@ -970,7 +969,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                     # node's best a ply shallower
                     if score > alpha + tp.lmr_deeper + tp.lmr_deeper_slope * r // ONE_PLY:
                         new_depth += ONE_PLY
-                    elif score < best + 20 * new_depth // ONE_PLY:
+                    elif score < best + RAPFI_UNIT * new_depth // ONE_PLY:
                         new_depth -= ONE_PLY
                 if new_depth > reduced:
                     score = -negamax(pos, tab, ss, ts, new_depth, -alpha - 1, -alpha, ply + 1,

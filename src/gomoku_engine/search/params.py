@@ -240,7 +240,8 @@ TUNABLES: tuple[Tunable, ...] = (
     _int("lmr_deeper", 0, 0, 20000, 100,
          "a reduced move that beats alpha by more than lmr_deeper + lmr_deeper_slope x "
          "(plies it was reduced) is searched again a ply deeper than its full depth, and "
-         "one that does not beat the node's best by a ply's worth a ply shallower (rapfi's "
+         "one that does not beat the node's best by 20 units a ply of depth a ply "
+         "shallower (rapfi's "
          "lmrExtension, ~13 Elo there: 34 + 11 a ply of its units, ~700 + 230 of ours); "
          "0 off"),
     _int("lmr_deeper_slope", 230, 0, 2000, 20, "see lmr_deeper"),

@@ -58,7 +58,7 @@ SOFT_SHARE = 0.8
 #: the soft budget as a share of the hard one with a turn limit only: all of it, since a
 #: turn's unused time is not saved for later moves.  An iteration the hard budget stops
 #: still gives its best completed root move.  Against Rapfi at 1000 ms a move, 0.8 had our
-#: moves take a mean 543 ms of the 870 ms budget (c6240d4, docs/strength.md).
+#: moves take a mean 534 ms of the 870 ms budget (c6240d4, docs/strength.md).
 TURN_SOFT_SHARE = 1.0
 #: Rapfi's ``MatchSpaceMin``: the hard budget is at most the time left over this many moves.
 MATCH_SPACE_MIN = 7.0
