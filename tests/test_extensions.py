@@ -1,6 +1,7 @@
 """The extensions in rapfi's form (tunables ``four_reply_extension``,
-``tt_move_extension_pv``, ``tt_move_extension``, ``lmr_extend``, ``lmr_deeper``) and the
-singular extension (``singular_depth`` and its companions); all off by default."""
+``tt_move_extension_pv``, ``tt_move_extension``, ``lmr_extend``, ``lmr_deeper``), the
+singular extension (``singular_depth`` and its companions) and rapfi's fail-high reduction
+(``fail_high_reduction``); all off by default."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def _search(depth: int, moves: str = MIDGAME, **params: float) -> tuple[int, int
     {"lmr_extend": 1},
     {"lmr_deeper": 700},
     {"singular_depth": 5},
+    {"fail_high_reduction": 16},
 ])
 def test_each_extension_changes_the_tree_and_keeps_a_legal_line(params):
     _, plain, _, _ = _search(8)
@@ -67,3 +69,18 @@ def test_a_forced_win_is_still_found_with_the_extensions_on():
     score, nodes, _, _ = _search(7, VCT_WIN, **on)
     assert plain_score > MATE_BOUND and score > MATE_BOUND
     assert nodes != plain_nodes
+
+
+def test_the_fail_high_reduction_acts_only_where_the_margin_allows():
+    """Rapfi's fail-high reduction takes a ply off the moves of expected cut nodes whose
+    evaluation is far above beta; with a margin no evaluation reaches, it never acts."""
+    plain = _search(10)[1]
+    assert _search(10, fail_high_reduction=16)[1] != plain
+    assert _search(10, fail_high_reduction=16, fail_high_bias=4000, fail_high_margin=4000,
+                   fail_high_threatened=10000)[1] == plain
+
+
+def test_a_forced_win_is_still_found_with_the_fail_high_reduction():
+    """The reduction spares fours, so a VCT win at depth 7 is still found."""
+    score = _search(7, VCT_WIN, fail_high_reduction=16)[0]
+    assert score > MATE_BOUND

@@ -904,6 +904,15 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     prev = pos.moves[pos.state[PLY] - 1] if pos.state[PLY] > 0 else -1
     plies = depth / ONE_PLY  # float: the formulas below are in plies
     move_limit = tp.move_count_base + int(plies ** tp.move_count_exponent)
+    # Fail-high reduction (rapfi): an expected cut node whose evaluation is well above beta
+    # will most likely cut anyway, so every move but a four is searched shallower.
+    fail_high = 0
+    if tp.fail_high_reduction > 0 and not pv_node and cut_node != 0:
+        margin = tp.fail_high_bias + tp.fail_high_margin * (depth // ONE_PLY)
+        if threatened:
+            margin += tp.fail_high_threatened
+        if static_eval >= beta + margin:
+            fail_high = tp.fail_high_reduction
     if not improving:
         move_limit = move_limit // 2 + 1
     for i in range(n):
@@ -925,6 +934,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         new_depth = depth - ONE_PLY
         if move == tt_move:
             new_depth += tt_extension
+        if fail_high != 0 and pos.threat[us, move] < T_FOUR:
+            new_depth -= fail_high
         _make_move(pos, tab, move)
         if i == 0:
             score = -negamax(pos, tab, ss, ts, new_depth, -beta, -alpha, ply + 1,

@@ -250,6 +250,19 @@ TUNABLES: tuple[Tunable, ...] = (
          "at depth 3..11 plies, unless the score is decisive (rapfi's "
          "ALPHA_IMPROVEMENT_REDUCTION, a ply, ~26 Elo there; 0 here, where it alone was no "
          "gain in self-play: docs/strength.md)"),
+    _int("fail_high_reduction", 0, 0, 32, 2,
+         "units of depth taken off every move but a four at an expected cut node (not PV) "
+         "whose static evaluation beats beta by fail_high_bias + fail_high_margin x plies "
+         "(+ fail_high_threatened where the opponent has a four-three or open-four point): "
+         "rapfi's fail-high reduction, a ply there, ~50 Elo by its comment "
+         "(search/ab/search.cpp, failHighMargin in parameter.h); 0 off"),
+    _int("fail_high_margin", 300, 0, 4000, 40,
+         "see fail_high_reduction: per whole ply of depth (rapfi's 15 units a ply, x20)"),
+    _int("fail_high_bias", -180, -4000, 4000, 60,
+         "see fail_high_reduction (rapfi's -9 units, x20)"),
+    _int("fail_high_threatened", 1740, 0, 10000, 200,
+         "see fail_high_reduction (rapfi's 87 units where the opponent has an open-four "
+         "point, x20)"),
     # the horizon
     _int("horizon_vcf_depth", 8, 0, 30, 1,
          "VCF at the horizon (a quiescence of fours, rapfi \"dive into vcf search when the "
