@@ -54,6 +54,25 @@ def test_a_fail_low_node_keeps_its_tt_move():
     assert e["move"] == weakest
 
 
+def test_with_fail_low_move_a_fail_low_node_stores_its_highest_upper_bound():
+    """The tunable fail_low_move 1 brings back the earlier rule: the move of the highest
+    upper bound replaces the TT move (it solves more of the shared defences)."""
+    engine = _midgame()
+    engine.set_param("fail_low_move", 1)
+    ss, ts = engine._state, engine._threats
+    pos, tab = engine.board.position, engine.board.tables
+    clear_search_state(ss)
+    n = generate_moves(pos, tab, ss, 0, -1, 32)
+    candidates = {int(m) for m in ss.move_buf[0, :n]}
+    weakest = int(ss.move_buf[0, n - 1])
+    key = pos.key[0]
+    _tt_store(ss, key, weakest, 0, NO_EVAL, ONE_PLY, TT_UPPER)
+    alpha = 500_000
+    assert search_depth(pos, tab, ss, ts, 4, alpha, alpha + 1) <= alpha
+    e = ss.tt[_tt_probe(ss, key)]
+    assert e["flag"] == TT_UPPER and e["move"] != weakest and int(e["move"]) in candidates
+
+
 def test_a_shallower_bound_does_not_replace_a_deeper_entry_of_the_same_position():
     ss = _midgame()._state
     clear_search_state(ss)

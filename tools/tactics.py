@@ -1,7 +1,7 @@
 """How many shared tactics positions does the engine get right as a game move?
 
 Usage: ``python tools/tactics.py [--turn-ms 500 | --nodes N] [--threats] [--vct]
-[--rule R] [--kind win|defend]`` from the repository root, with
+[--rule R] [--kind win|defend] [--param NAME=VALUE ...]`` from the repository root, with
 ``../shared/puzzles/tactics_dev.jsonl`` beside it.  Each position (a real game's moves) is
 searched as a game move would be; the move counts as right if it is among the position's
 ``answers``, wrong if among ``refuted``, else unverified.
@@ -18,6 +18,7 @@ from pathlib import Path
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.protocol.policy import move_limits
+from gomoku_engine.search.params import check_param
 from gomoku_engine.search.timeman import TimeControl
 
 TACTICS = Path(__file__).resolve().parents[1].parent / "shared" / "puzzles" / "tactics_dev.jsonl"
@@ -35,14 +36,17 @@ def main() -> None:
     parser.add_argument("--rule", default=None)
     parser.add_argument("--kind", default=None)
     parser.add_argument("--verbose", "-v", action="store_true")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a search tunable (search/params.py), repeatable")
     args = parser.parse_args()
     records = [json.loads(line) for line in TACTICS.read_text().splitlines() if line.strip()]
     records = [r for r in records if (args.rule is None or r["rule"] == args.rule)
                and (args.kind is None or r["kind"] == args.kind)]
+    params = dict(check_param(*item.split("=", 1)) for item in args.param)
     tally: Counter[tuple[str, str]] = Counter()
     slowest = 0.0
     for record in records:
-        engine = Engine(record["size"], rule=RULES[record["rule"]], hash_mb=16)
+        engine = Engine(record["size"], rule=RULES[record["rule"]], hash_mb=16, params=params)
         for x, y in record["moves"]:
             engine.board.play(x, y)
         if args.nodes:

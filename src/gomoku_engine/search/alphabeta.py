@@ -995,9 +995,12 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             ss.counters[ROOT_DONE] += 1
         if score > best:
             best = score
+            if score <= alpha and tp.fail_low_move != 0:
+                best_move = move  # the highest upper bound so far (the tunable's 1)
             if score > alpha:
                 # only a move that raised alpha is the node's move: a fail-low node keeps
-                # the TT move it had (Stockfish, rapfi), not its highest upper bound
+                # the TT move it had (Stockfish, rapfi), not its highest upper bound,
+                # unless the tunable fail_low_move says so
                 best_move = move
                 alpha = score
                 _pv_extend(ss, ply, move)

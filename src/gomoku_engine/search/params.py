@@ -84,6 +84,10 @@ TUNABLES: tuple[Tunable, ...] = (
          "a new entry replaces the bucket's entry of least depth - tt_age_weight * age "
          "(plies a search since it was stored), so entries of older moves go first "
          "(Stockfish's replacement rule)"),
+    _int("fail_low_move", 0, 0, 1, 1,
+         "1: a node where every move failed low stores the move of the highest upper bound "
+         "as its TT move (this search before 884a811); 0: it keeps the TT move it had "
+         "(Stockfish, rapfi: only a move that raised alpha is stored)"),
     _int("tt_keep_depth", 32, 0, 256, 8,
          "an entry of the same position is kept when the new result is a bound searched "
          "more than this many units (1/16 ply) shallower; an exact score always replaces "
