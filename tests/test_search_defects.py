@@ -34,22 +34,29 @@ def test_the_first_two_plies_count_as_improving():
     assert not _improving(ss, 3, -500)
 
 
-def test_a_fail_low_node_keeps_its_tt_move():
-    """Every move fails low: none is the node's move, so the entry keeps the TT move it
-    had, even when another move's upper bound is higher."""
+def _fail_low_root(**params: float) -> tuple[np.void, int, set[int]]:
+    """The midgame's TT entry after a depth-4 search where every move fails low (alpha far
+    above any evaluation, below the mate scores), the entry first holding the last
+    candidate by move order as its move: (the entry, that move, the candidates)."""
     engine = _midgame()
+    for name, value in params.items():
+        engine.set_param(name, value)
     ss, ts = engine._state, engine._threats
     pos, tab = engine.board.position, engine.board.tables
     clear_search_state(ss)
     n = generate_moves(pos, tab, ss, 0, -1, 32)
-    weakest = int(ss.move_buf[0, n - 1])  # the last candidate by move order
+    weakest = int(ss.move_buf[0, n - 1])
     key = pos.key[0]
     _tt_store(ss, key, weakest, 0, NO_EVAL, ONE_PLY, TT_UPPER)
-    alpha = 500_000  # far above any evaluation, below the mate scores
-    score = search_depth(pos, tab, ss, ts, 4, alpha, alpha + 1)
-    assert score <= alpha
-    entry = _tt_probe(ss, key)
-    e = ss.tt[entry]
+    alpha = 500_000
+    assert search_depth(pos, tab, ss, ts, 4, alpha, alpha + 1) <= alpha
+    return ss.tt[_tt_probe(ss, key)], weakest, {int(m) for m in ss.move_buf[0, :n]}
+
+
+def test_a_fail_low_node_keeps_its_tt_move():
+    """Every move fails low: none is the node's move, so the entry keeps the TT move it
+    had, even when another move's upper bound is higher."""
+    e, weakest, _ = _fail_low_root()
     assert e["depth"] == 4 * ONE_PLY and e["flag"] == TT_UPPER
     assert e["move"] == weakest
 
@@ -57,19 +64,7 @@ def test_a_fail_low_node_keeps_its_tt_move():
 def test_with_fail_low_move_a_fail_low_node_stores_its_highest_upper_bound():
     """The tunable fail_low_move 1 brings back the earlier rule: the move of the highest
     upper bound replaces the TT move (it solves more of the shared defences)."""
-    engine = _midgame()
-    engine.set_param("fail_low_move", 1)
-    ss, ts = engine._state, engine._threats
-    pos, tab = engine.board.position, engine.board.tables
-    clear_search_state(ss)
-    n = generate_moves(pos, tab, ss, 0, -1, 32)
-    candidates = {int(m) for m in ss.move_buf[0, :n]}
-    weakest = int(ss.move_buf[0, n - 1])
-    key = pos.key[0]
-    _tt_store(ss, key, weakest, 0, NO_EVAL, ONE_PLY, TT_UPPER)
-    alpha = 500_000
-    assert search_depth(pos, tab, ss, ts, 4, alpha, alpha + 1) <= alpha
-    e = ss.tt[_tt_probe(ss, key)]
+    e, weakest, candidates = _fail_low_root(fail_low_move=1)
     assert e["flag"] == TT_UPPER and e["move"] != weakest and int(e["move"]) in candidates
 
 

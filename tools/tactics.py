@@ -18,7 +18,7 @@ from pathlib import Path
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.protocol.policy import move_limits
-from gomoku_engine.search.params import check_param
+from gomoku_engine.search.params import parse_assignments
 from gomoku_engine.search.timeman import TimeControl
 
 TACTICS = Path(__file__).resolve().parents[1].parent / "shared" / "puzzles" / "tactics_dev.jsonl"
@@ -42,7 +42,7 @@ def main() -> None:
     records = [json.loads(line) for line in TACTICS.read_text().splitlines() if line.strip()]
     records = [r for r in records if (args.rule is None or r["rule"] == args.rule)
                and (args.kind is None or r["kind"] == args.kind)]
-    params = dict(check_param(*item.split("=", 1)) for item in args.param)
+    params = parse_assignments(args.param)
     tally: Counter[tuple[str, str]] = Counter()
     slowest = 0.0
     for record in records:

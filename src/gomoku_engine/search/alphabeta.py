@@ -904,6 +904,8 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
     prev = pos.moves[pos.state[PLY] - 1] if pos.state[PLY] > 0 else -1
     plies = depth / ONE_PLY  # float: the formulas below are in plies
     move_limit = tp.move_count_base + int(plies ** tp.move_count_exponent)
+    if not improving:
+        move_limit = move_limit // 2 + 1
     # Fail-high reduction (rapfi): an expected cut node whose evaluation is well above beta
     # will most likely cut anyway, so every move but a four is searched shallower.
     fail_high = 0
@@ -913,8 +915,6 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             margin += tp.fail_high_threatened
         if static_eval >= beta + margin:
             fail_high = tp.fail_high_reduction
-    if not improving:
-        move_limit = move_limit // 2 + 1
     for i in range(n):
         move = ss.move_buf[ply, i]
         quiet = _is_quiet(pos, us, move)
@@ -995,13 +995,12 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             ss.counters[ROOT_DONE] += 1
         if score > best:
             best = score
-            if score <= alpha and tp.fail_low_move != 0:
-                best_move = move  # the highest upper bound so far (the tunable's 1)
-            if score > alpha:
-                # only a move that raised alpha is the node's move: a fail-low node keeps
-                # the TT move it had (Stockfish, rapfi), not its highest upper bound,
-                # unless the tunable fail_low_move says so
+            # only a move that raised alpha is the node's move: a fail-low node keeps the
+            # TT move it had (Stockfish, rapfi), not its highest upper bound, unless the
+            # tunable fail_low_move says so
+            if score > alpha or tp.fail_low_move != 0:
                 best_move = move
+            if score > alpha:
                 alpha = score
                 _pv_extend(ss, ply, move)
                 if ply == 0:
