@@ -19,6 +19,8 @@ import argparse
 import sys
 import time
 
+from brain_io import commands, read_board, received, reply  # beside this file
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -28,12 +30,8 @@ def main() -> None:
     parser.add_argument("--log", default=None)
     args = parser.parse_args()
     scores = [int(v) for v in args.scores.split(",")]
-    log = open(args.log, "a") if args.log else None
+    lines = received(args.log)
     size, stones, answered = 15, {}, 0
-
-    def reply(text: str) -> None:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
 
     def balance(count: int, bias: str) -> None:
         nonlocal answered
@@ -63,29 +61,12 @@ def main() -> None:
               f"bias {bias}")
         reply(" ".join(f"{x},{y}" for x, y in chosen))
 
-    lines = iter(sys.stdin.readline, "")
-    for raw in lines:
-        if log:
-            log.write(raw.rstrip("\r\n") + "\n")
-            log.flush()
-        parts = raw.strip().split()
-        if not parts:
-            continue
-        cmd = parts[0].upper()
+    for cmd, parts in commands(lines):
         if cmd == "START":
             size, stones = int(parts[1]), {}
             reply(args.start_reply)
         elif cmd == "YXBOARD":
-            stones = {}
-            for raw2 in lines:
-                if log:
-                    log.write(raw2.rstrip("\r\n") + "\n")
-                    log.flush()
-                token = raw2.strip()
-                if token.upper() == "DONE":
-                    break
-                x, y, field = (int(v) for v in token.split(","))
-                stones[(x, y)] = field
+            stones = read_board(lines)
         elif cmd in ("YXBALANCETWO", "YXBALANCEONE"):
             balance(2 if cmd == "YXBALANCETWO" else 1, parts[1] if len(parts) > 1 else "")
         elif cmd == "END":

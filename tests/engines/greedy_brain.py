@@ -11,6 +11,8 @@ but looks no further.  Used as the weak opponent in tests and measurements.
 import random
 import sys
 
+from brain_io import commands, read_board, received, reply  # beside this file
+
 RUN_VALUE = {  # (run length, open ends) -> value
     (5, 0): 10**7, (5, 1): 10**7, (5, 2): 10**7,
     (4, 2): 10**5, (4, 1): 10**4, (3, 2): 5000, (3, 1): 500, (2, 2): 200, (2, 1): 50,
@@ -65,23 +67,14 @@ def serve(new_brain, on_info=None, name="greedy") -> None:
     written before the next command that is not ``INFO`` (``param_brain.py`` shares this
     loop)."""
     brain = None
-    out = sys.stdout
-
-    def reply(text: str) -> None:
-        out.write(text + "\n")
-        out.flush()
 
     def play() -> None:
         x, y = brain.move()
         brain.cells[(x, y)] = 1
         reply(f"{x},{y}")
 
-    lines = iter(sys.stdin.readline, "")
-    for raw in lines:
-        parts = raw.strip().split()
-        if not parts:
-            continue
-        cmd = parts[0].upper()
+    lines = received()
+    for cmd, parts in commands(lines):
         if cmd != "INFO" and getattr(brain, "held", None):
             reply(brain.held.pop())  # an INFO line's error, held until the next command
         if cmd in ("START", "RESTART"):
@@ -99,12 +92,7 @@ def serve(new_brain, on_info=None, name="greedy") -> None:
             play()
         elif cmd == "BOARD":
             brain.cells.clear()
-            for raw2 in lines:
-                token = raw2.strip()
-                if token.upper() == "DONE":
-                    break
-                x, y, f = (int(v) for v in token.split(","))
-                brain.cells[(x, y)] = 1 if f == 1 else 2
+            brain.cells.update({p: 1 if f == 1 else 2 for p, f in read_board(lines).items()})
             play()
         elif cmd == "END":
             return

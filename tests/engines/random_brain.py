@@ -20,6 +20,8 @@ import random
 import sys
 import time
 
+from brain_io import commands, read_board, received, reply  # beside this file
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -33,12 +35,8 @@ def main() -> None:
     args = parser.parse_args()
     script = [tuple(int(v) for v in p.split(",")) for p in args.moves.split()]
     rng = random.Random(args.seed)
-    log = open(args.log, "a") if args.log else None
+    lines = received(args.log)
     size, cells = 15, set()
-
-    def reply(text: str) -> None:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
 
     def play() -> None:
         time.sleep(args.delay_ms / 1000)
@@ -61,15 +59,7 @@ def main() -> None:
         cells.add((x, y))
         reply(f"{x},{y}")
 
-    lines = iter(sys.stdin.readline, "")
-    for raw in lines:
-        if log:
-            log.write(raw.rstrip("\r\n") + "\n")
-            log.flush()
-        parts = raw.strip().split()
-        if not parts:
-            continue
-        cmd = parts[0].upper()
+    for cmd, parts in commands(lines):
         if cmd == "START":
             size, cells = int(parts[1]), set()
             reply(args.start_reply)
@@ -85,14 +75,7 @@ def main() -> None:
             play()
         elif cmd == "BOARD":
             cells.clear()
-            for raw2 in lines:
-                if log:
-                    log.write(raw2.rstrip("\r\n") + "\n")
-                token = raw2.strip()
-                if token.upper() == "DONE":
-                    break
-                x, y, _ = (int(v) for v in token.split(","))
-                cells.add((x, y))
+            cells.update(read_board(lines))
             play()
         elif cmd == "END":
             return
