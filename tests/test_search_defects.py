@@ -39,8 +39,7 @@ def _fail_low_root(**params: float) -> tuple[np.void, int, set[int]]:
     above any evaluation, below the mate scores), the entry first holding the last
     candidate by move order as its move: (the entry, that move, the candidates)."""
     engine = _midgame()
-    for name, value in params.items():
-        engine.set_param(name, value)
+    engine.set_params(params)
     ss, ts = engine._state, engine._threats
     pos, tab = engine.board.position, engine.board.tables
     clear_search_state(ss)
