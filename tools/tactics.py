@@ -1,10 +1,12 @@
 """How many shared tactics positions does the engine get right as a game move?
 
-Usage: ``python tools/tactics.py [--turn-ms 500 | --nodes N] [--threats] [--vct]
-[--rule R] [--kind win|defend] [--param NAME=VALUE ...]`` from the repository root, with
-``../shared/puzzles/tactics_dev.jsonl`` beside it.  Each position (a real game's moves) is
-searched as a game move would be; the move counts as right if it is among the position's
-``answers``, wrong if among ``refuted``, else unverified.
+Usage: ``python tools/tactics.py [--turn-ms 500 | --nodes N] [--no-threats] [--vct]
+[--horizon] [--rule R] [--kind win|defend] [--param NAME=VALUE ...]`` from the repository
+root, with ``../shared/puzzles/tactics_dev.jsonl`` beside it.  Each position (a real game's
+moves) is searched as a game move would be, with the threat-space search a game move uses
+unless told otherwise (``INFO threats``' default: the root VCF and the opponent's VCF
+filter, no VCT, no VCF at the horizon); the move counts as right if it is among the
+position's ``answers``, wrong if among ``refuted``, else unverified.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.protocol.policy import move_limits
+from gomoku_engine.protocol.settings import Settings
 from gomoku_engine.search.params import parse_assignments
 from gomoku_engine.search.timeman import TimeControl
 
@@ -29,10 +32,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turn-ms", type=int, default=500)
     parser.add_argument("--nodes", type=int, default=0, help="node budget instead of time")
-    # off unless asked, so that a run without flags measures the plain alpha-beta
-    parser.add_argument("--threats", action="store_true", help="root VCF and VCF filter")
-    parser.add_argument("--vct", action="store_true")
-    parser.add_argument("--no-horizon", action="store_true", help="no VCF at the horizon")
+    # the threat-space search of a game move by default (one owner: the protocol's
+    # settings), so that a run without flags measures what games play
+    game = Settings().threat_flags()
+    parser.add_argument("--threats", action=argparse.BooleanOptionalAction,
+                        default=game["threats"], help="root VCF and the opponent's VCF filter")
+    parser.add_argument("--vct", action=argparse.BooleanOptionalAction, default=game["vct"],
+                        help="root VCT (with --threats)")
+    parser.add_argument("--horizon", action=argparse.BooleanOptionalAction,
+                        default=game["horizon_vcf"], help="a short VCF at the horizon")
     parser.add_argument("--rule", default=None)
     parser.add_argument("--kind", default=None)
     parser.add_argument("--verbose", "-v", action="store_true")
@@ -51,11 +59,11 @@ def main() -> None:
             engine.board.play(x, y)
         if args.nodes:
             limits = Limits(nodes=args.nodes, depth=60, threats=args.threats, vct=args.vct,
-                            horizon_vcf=not args.no_horizon)
+                            horizon_vcf=args.horizon)
         else:
             budget = TimeControl(turn_ms=args.turn_ms).budget(engine.board.ply)
             limits = move_limits(budget, start=time.perf_counter(), threats=args.threats,
-                                 vct=args.vct, horizon_vcf=not args.no_horizon)
+                                 vct=args.vct, horizon_vcf=args.horizon)
         result = engine.search(limits)
         slowest = max(slowest, result.time_ms)
         move = list(result.move)
