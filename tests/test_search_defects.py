@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from gomoku_engine.core.constants import mate_in
 from gomoku_engine.core.notation import parse_moves
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.search.alphabeta import (
     NO_EVAL, TT_EXACT, TT_LOWER, TT_UPPER, _improving, _tt_probe, _tt_store,
     clear_search_state, generate_moves, search_depth,
 )
-from gomoku_engine.search.params import ONE_PLY
+from gomoku_engine.search.params import ONE_PLY, TUNABLE
 
 MIDGAME = "j12o10m10m12o12l9o7k7j7n6j13l11j9j11j8j6l8k8k9k6"  # the bench's "15 midgame A"
 
@@ -91,6 +92,27 @@ def test_a_forced_block_at_the_root_stops_the_iterations_after_a_wide_search():
     # to move must block black's four at g8
     for x, y in ((7, 7), (7, 8), (8, 7), (8, 8), (9, 7), (9, 8), (10, 7), (11, 7), (3, 3)):
         engine.board.play(x, y)
-    result = engine.search(Limits(depth=8, threats=False))
+    result = engine.search(Limits(depth=12, threats=False))
     assert result.move == (6, 7)
-    assert result.depth == 2
+    # forced from the first iteration: forced_iterations more, not the depth limit
+    assert result.depth == 1 + TUNABLE["forced_iterations"].default
+
+
+# Black (to move) has one candidate, the block at c10, after which a forced win of 11 plies
+# is there (Rapfi at 2,000,000 nodes proves it too); from a node-capped game against Rapfi.
+FORCED_WIN = [(3, 6), (4, 8), (4, 10), (3, 9), (5, 7), (5, 9), (3, 7), (4, 9), (6, 9), (5, 8),
+              (6, 7), (4, 7), (6, 8), (6, 6), (6, 10), (6, 11), (4, 6), (1, 9)]
+
+
+def test_a_forced_move_is_searched_on_until_its_score_is_known():
+    """A root of one candidate is searched a few iterations past the first (rapfi's singular
+    root) rather than played after two plies with the evaluation's score: here the forced
+    block wins by force, and the score says so (two plies score it +22,171)."""
+    engine = Engine(15, hash_mb=16)
+    for x, y in FORCED_WIN:
+        engine.board.play(x, y)
+    result = engine.search(Limits(depth=60, nodes=320_000))
+    assert result.move == (2, 9)
+    assert mate_in(result.score) == 11
+    assert result.depth <= 1 + TUNABLE["forced_iterations"].default
+    assert result.nodes < 100_000  # far below the node limit: no full search

@@ -218,6 +218,9 @@ class SearchDriver:
         board, ss = self.board, self.ss
         best: SearchResult | None = None
         stable = 0  # iterations since the best move last changed
+        forced_at = 0  # the first iteration whose root had one candidate
+        infinite = (limits.hard_ms is None and limits.soft_ms is None and not limits.nodes
+                    and limits.depth is None)
         for depth in range(1, max_depth + 1):
             score, complete = self.aspiration(depth, best)
             if ss.pv_len[0] == 0 or not (complete or ss.counters[ROOT_DONE] > 0):
@@ -242,8 +245,13 @@ class SearchDriver:
             mate = mate_in(int(score))
             if mate is not None and depth > abs(mate) + 1:
                 break  # the forced line is found; deeper search cannot change it
-            if ss.counters[ROOT_MOVES] == 1 and depth >= 2:
-                break  # a forced move: nothing to choose
+            if ss.counters[ROOT_MOVES] == 1 and not infinite:
+                # a forced move: nothing to choose, but a few iterations more give its
+                # score (a forced win or loss behind the block, for analysis and the
+                # log) and the table entries of the next move (rapfi's singular root)
+                forced_at = forced_at or depth
+                if depth >= forced_at + tunable(ss, "forced_iterations"):
+                    break
             stable = 0 if changed else stable + 1
             if limits.soft_ms is not None and elapsed >= limits.soft_ms * _time_factor(
                     ss, int(ss.counters[ROOT_CHANGED]) + changed, dropped, mate, stable):

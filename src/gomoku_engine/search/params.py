@@ -290,6 +290,11 @@ TUNABLES: tuple[Tunable, ...] = (
          "window at alpha and prunes only if it fails low (rapfi's razoring), also where we "
          "have a four point; 0: razoring returns the static evaluation"),
     # iterative deepening (search/driver.py)
+    _int("forced_iterations", 4, 0, 30, 1,
+         "a root with one candidate (a forced block, or the threat filter keeping one "
+         "move) is searched this many iterations past the first that saw it, then played; "
+         "rapfi's NumIterationAfterSingularRoot (its config.cpp). Not in an unlimited "
+         "search (analysis), which goes on until stopped"),
     _int("aspiration_depth", 5, 1, 64, 1,
          "aspiration windows (rapfi's aspirationSearch) from this depth (plies) on"),
     _int("aspiration_delta", 600, 10, 10000, 100,
