@@ -13,6 +13,7 @@ from gomoku_engine.search.alphabeta import (
     NO_EVAL, TT_EXACT, TT_LOWER, TT_UPPER, _improving, _tt_probe, _tt_store,
     clear_search_state, generate_moves, search_depth,
 )
+from gomoku_engine.search.limits import SearchInfo
 from gomoku_engine.search.params import ONE_PLY, TUNABLE
 
 MIDGAME = "j12o10m10m12o12l9o7k7j7n6j13l11j9j11j8j6l8k8k9k6"  # the bench's "15 midgame A"
@@ -116,3 +117,20 @@ def test_a_forced_move_is_searched_on_until_its_score_is_known():
     assert mate_in(result.score) == 11
     assert result.depth <= 1 + TUNABLE["forced_iterations"].default
     assert result.nodes < 100_000  # far below the node limit: no full search
+
+
+def test_an_unlimited_search_of_a_forced_move_goes_on_until_stopped():
+    """Analysis (no limit at all) is not cut short by the forced-move rule: here it is
+    stopped from the iteration callback at depth 8, past 1 + forced_iterations."""
+    engine = Engine(15, hash_mb=16)
+    for x, y in FORCED_WIN:
+        engine.board.play(x, y)
+    assert 1 + TUNABLE["forced_iterations"].default < 8
+
+    def stop_at_eight(info: SearchInfo) -> None:
+        if info.depth >= 8:
+            engine.stop()
+
+    result = engine.search(Limits(), on_iteration=stop_at_eight)
+    assert result.move == (2, 9)
+    assert result.depth == 8
