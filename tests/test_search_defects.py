@@ -105,13 +105,18 @@ FORCED_WIN = [(3, 6), (4, 8), (4, 10), (3, 9), (5, 7), (5, 9), (3, 7), (4, 9), (
               (6, 7), (4, 7), (6, 8), (6, 6), (6, 10), (6, 11), (4, 6), (1, 9)]
 
 
+def _forced_win() -> Engine:
+    engine = Engine(15, hash_mb=16)
+    for x, y in FORCED_WIN:
+        engine.board.play(x, y)
+    return engine
+
+
 def test_a_forced_move_is_searched_on_until_its_score_is_known():
     """A root of one candidate is searched a few iterations past the first (rapfi's singular
     root) rather than played after two plies with the evaluation's score: here the forced
     block wins by force, and the score says so (two plies score it +22,171)."""
-    engine = Engine(15, hash_mb=16)
-    for x, y in FORCED_WIN:
-        engine.board.play(x, y)
+    engine = _forced_win()
     result = engine.search(Limits(depth=60, nodes=320_000))
     assert result.move == (2, 9)
     assert mate_in(result.score) == 11
@@ -122,9 +127,7 @@ def test_a_forced_move_is_searched_on_until_its_score_is_known():
 def test_an_unlimited_search_of_a_forced_move_goes_on_until_stopped():
     """Analysis (no limit at all) is not cut short by the forced-move rule: here it is
     stopped from the iteration callback at depth 8, past 1 + forced_iterations."""
-    engine = Engine(15, hash_mb=16)
-    for x, y in FORCED_WIN:
-        engine.board.play(x, y)
+    engine = _forced_win()
     assert 1 + TUNABLE["forced_iterations"].default < 8
 
     def stop_at_eight(info: SearchInfo) -> None:
