@@ -296,7 +296,7 @@ def check_against_reference(board: Board) -> None:
     pos, g, threats = board.position, board.geometry, _threat_table()
     black, white, score = reference_evaluation(g, pos.cells, board.rule, board.to_move)
     assert list(pos.eval_sum) == [black, white]
-    assert evaluate(pos) == score
+    assert evaluate(pos, board.tables) == score
     counts = np.zeros((2, N_THREATS), np.int64)
     unpacked = [point_patterns(pos, side) for side in range(2)]
     for cell in g.points:

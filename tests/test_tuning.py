@@ -12,10 +12,11 @@ from gomoku_engine.cli import main
 from gomoku_engine.core.constants import FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, THREE, Rule
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.eval.classical import (
-    EVALUATIONS, N_CANON, canon_table, canonical_values, combination_tables,
+    CLASSICAL_EVALUATIONS, N_CANON, canon_table, canonical_values, combination_tables,
     handset_canonical_values, learned_file, learned_values, reference_evaluation,
 )
-from gomoku_engine.eval import evaluate
+from gomoku_engine.eval import EVALUATIONS, evaluate
+from gomoku_engine.eval.network import has_network
 
 SHIPPED = [rule for rule in Rule if learned_file(rule).exists()]
 
@@ -57,7 +58,7 @@ def test_shipped_table_loads_and_ranks_a_five_above_a_four(rule):
     assert not (Board(15, rule=rule, evaluation="handset").tables.eval_table == table).all()
 
 
-@pytest.mark.parametrize("evaluation", EVALUATIONS)
+@pytest.mark.parametrize("evaluation", CLASSICAL_EVALUATIONS)
 @pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU, Rule.CARO])
 def test_incremental_evaluation_equals_the_reference(rule, evaluation):
     """Random games, taken back and replayed: the kernel's sums and score equal the
@@ -75,7 +76,7 @@ def test_incremental_evaluation_equals_the_reference(rule, evaluation):
         black, white, score = reference_evaluation(board.geometry, board.position.cells,
                                                    rule, board.to_move, evaluation)
         assert list(board.position.eval_sum) == [black, white]
-        assert evaluate(board.position) == score
+        assert evaluate(board.position, board.tables) == score
 
 
 def test_selfplay_is_seeded_and_legal():
@@ -107,7 +108,7 @@ def test_features_reproduce_the_static_evaluation():
     for x, y in [(7, 7), (8, 8), (8, 7), (6, 7), (9, 9), (7, 8)]:
         engine.board.play(x, y)
     row = tuning.position_features(engine.board)
-    assert abs(row @ handset_canonical_values() - evaluate(engine.board.position)) <= 1
+    assert abs(row @ handset_canonical_values() - evaluate(engine.board.position, engine.board.tables)) <= 1
 
 
 def test_pipeline_end_to_end(tmp_path):
@@ -163,6 +164,8 @@ def test_fit_learns_a_planted_value():
 
 def test_engine_plays_with_either_evaluation():
     for evaluation in EVALUATIONS:
+        if evaluation == "network" and not has_network(Rule.FREESTYLE):
+            continue
         engine = Engine(15, evaluation=evaluation, hash_mb=1)
         engine.board.play(7, 7)
         result = engine.search(Limits(depth=3))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .core.constants import Rule
 from .engine import Engine, Limits
+from .eval import DEFAULT_EVALUATION
 from .core.notation import parse_moves
 
 BENCH_HASH_MB = 16.0
@@ -90,18 +91,22 @@ class BenchReport:
 
 def run_bench(depth: int = DEFAULT_DEPTH,
               positions: tuple[BenchPosition, ...] = POSITIONS,
-              params: Mapping[str, float] | None = None) -> BenchReport:
+              params: Mapping[str, float] | None = None,
+              evaluation: str = DEFAULT_EVALUATION) -> BenchReport:
     """Search every position to ``depth`` plies from a cleared TT of 16 MiB, with the
-    search's tunables ``params`` (name to value; defaults for the others).
+    search's tunables ``params`` (name to value; defaults for the others) and the static
+    ``evaluation`` (a name of :data:`gomoku_engine.eval.EVALUATIONS`).
 
-    :raises ValueError: for an unknown tunable or a value outside its range.
+    :raises ValueError: for an unknown tunable or a value outside its range, or an
+        unknown evaluation.
     """
     engines: dict[tuple[int, Rule], Engine] = {}
     lines = []
     for pos in positions:
         if (pos.size, pos.rule) not in engines:
             engines[pos.size, pos.rule] = Engine(pos.size, rule=pos.rule,
-                                                 hash_mb=BENCH_HASH_MB, params=params)
+                                                 hash_mb=BENCH_HASH_MB, params=params,
+                                                 evaluation=evaluation)
         engine = engines[pos.size, pos.rule]
         engine.new_game()
         for x, y in parse_moves(pos.moves):

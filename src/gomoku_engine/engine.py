@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from .core.constants import BLACK, Rule
 from .core.notation import Point
 from .core.opening_rules import OPENING_RULES
+from .eval import DEFAULT_EVALUATION
 from .game.board import Board
 from .search.alphabeta import clear_search_state, set_search_params
 from .search.driver import SearchDriver, avoid_excluded, new_states
@@ -56,8 +57,10 @@ class Engine:
     :param seed: seed of the genetic algorithm's random numbers (alpha-beta uses none).
     :param ga_config: population sizes and stopping rules of the genetic algorithm
         (``None``: :class:`gomoku_engine.search.ga.GAConfig`'s defaults).
-    :param evaluation: the static evaluation's point values, ``"learned"`` (the default)
-        or ``"handset"`` (:func:`gomoku_engine.eval.classical.combination_tables`).
+    :param evaluation: the static evaluation, a name of
+        :data:`gomoku_engine.eval.EVALUATIONS`: ``"classical"`` (point values fitted to
+        games), ``"network"`` (:mod:`gomoku_engine.eval.network`) or ``"handset"``;
+        the default is :data:`gomoku_engine.eval.DEFAULT_EVALUATION`.
     :param opening_rule: a name of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`:
         where black's first stone may go (``"lin"``: Lin's rule).
     :param params: values of the search's tunables by name
@@ -70,7 +73,7 @@ class Engine:
     def __init__(self, width: int = 15, height: int | None = None,
                  rule: Rule = Rule.FREESTYLE, hash_mb: float = DEFAULT_HASH_MB,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
-                 ga_config: GAConfig | None = None, evaluation: str = "learned",
+                 ga_config: GAConfig | None = None, evaluation: str = DEFAULT_EVALUATION,
                  opening_rule: str = "none", params: Mapping[str, float] | None = None
                  ) -> None:
         #: every tunable's value by name (:meth:`set_param` changes them)
@@ -118,10 +121,11 @@ class Engine:
             self._rebuild_board(rule, self.board.evaluation)
 
     def set_evaluation(self, name: str) -> None:
-        """Choose the static evaluation's point values, keeping the stones: ``"learned"``
-        (fitted to games, :mod:`gomoku_engine.training.tuning`) or ``"handset"``.
+        """Choose the static evaluation, keeping the stones: a name of
+        :data:`gomoku_engine.eval.EVALUATIONS`.
 
-        :raises ValueError: for an unknown name (the evaluation is then unchanged).
+        :raises ValueError: for an unknown name, or ``"network"`` under a rule the package
+            has no network for (the evaluation is then unchanged).
         """
         if name != self.board.evaluation:
             self._rebuild_board(self.board.rule, name)

@@ -54,7 +54,8 @@ def _warm_core() -> None:
     engine.solve("vcf", time_ms=None)
     scratch, _ = new_states(engine.board.geometry, 1)
     fallback_move(engine.board, scratch, time.perf_counter())  # move generation from Python
-    evaluate(engine.board.position)  # the static evaluation (Swap2 screens openings by it)
+    # the static evaluation (Swap2 screens openings by it)
+    evaluate(engine.board.position, engine.board.tables)
     defence = Engine(15, hash_mb=1)  # black's open three and white's three: the root filter
     for x, y in ((7, 7), (0, 0), (8, 7), (1, 1), (9, 7), (2, 2), (5, 9)):
         defence.board.play(x, y)

@@ -45,7 +45,7 @@ CANONICAL_INFO = {
     "timeout_turn": "{turn}", "timeout_match": "0", "time_left": "2147483647",
     "time_increment": "0", "max_memory": "367001600", "hash_size": "0", "rule": "{rule}",
     "max_depth": "0", "max_node": "0", "show_detail": "0", "strength": "100", "seed": "0",
-    "thread_num": "1", "threats": "1", "algorithm": "alphabeta", "evaluation": "learned",
+    "thread_num": "1", "threats": "1", "algorithm": "alphabeta", "evaluation": "classical",
     "opening": "none"}
 #: ``INFO`` keys of other managers and engines (ignored), made-up ones, and a known key in
 #: capitals (the engine reads keys in any case; the fuzz restores it as the known key)

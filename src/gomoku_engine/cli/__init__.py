@@ -10,8 +10,8 @@ from __future__ import annotations
 
 # imported for the commands each registers on ``main``
 from . import (arena_commands, engine_commands, game_commands, lesson_commands,
-               openings_commands, training_commands, tune_commands)
+               network_commands, openings_commands, training_commands, tune_commands)
 from .group import RULES, main
 
 __all__ = ["RULES", "arena_commands", "engine_commands", "game_commands", "lesson_commands",
-           "main", "openings_commands", "training_commands", "tune_commands"]
+           "main", "network_commands", "openings_commands", "training_commands", "tune_commands"]

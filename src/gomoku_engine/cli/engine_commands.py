@@ -81,8 +81,10 @@ def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
 @click.option("--warmup", "warm_first", is_flag=True,
               help="First compile (or load) the kernels a game needs, as `warmup` does, and "
                    "print its time (one process for both: a cluster worker's check).")
+@click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
+              default=None, help="Static evaluation [default: the engine's default].")
 @PARAM_OPTION
-def bench(depth: int | None, nodes: int | None, warm_first: bool,
+def bench(depth: int | None, nodes: int | None, warm_first: bool, evaluation: str | None,
           params: dict[str, float]) -> None:
     """Search fixed positions to a fixed depth; print nodes, nodes/s and a signature."""
     if warm_first:
@@ -96,7 +98,10 @@ def bench(depth: int | None, nodes: int | None, warm_first: bool,
         return
     from ..bench import DEFAULT_DEPTH, run_bench
 
-    report = run_bench(depth or DEFAULT_DEPTH, params=params)
+    from ..eval import DEFAULT_EVALUATION
+
+    report = run_bench(depth or DEFAULT_DEPTH, params=params,
+                       evaluation=evaluation or DEFAULT_EVALUATION)
     for line in report.lines:
         click.echo(f"{line.position.name:22s} nodes {line.nodes:10d}  score {line.score:8d}  "
                    f"best {format_pair(line.move):6s} ({format_point(line.move)})  "

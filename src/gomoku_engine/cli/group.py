@@ -66,8 +66,12 @@ ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang
               help="Strength level when serving the protocol (10 = full strength) "
                    "[default: 10].")
 @PARAM_OPTION
+@click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
+              default=None, help="Static evaluation when serving the protocol, as INFO "
+                                 "evaluation sets it [default: the engine's default].")
 @click.pass_context
-def main(ctx: click.Context, level: int | None, params: dict[str, float]) -> None:
+def main(ctx: click.Context, level: int | None, params: dict[str, float],
+         evaluation: str | None) -> None:
     """Gomoku engine speaking the Gomocup (pbrain) protocol.
 
     Without a subcommand, serve the protocol on stdin/stdout (like ``serve``).
@@ -75,11 +79,12 @@ def main(ctx: click.Context, level: int | None, params: dict[str, float]) -> Non
     """
     ctx.ensure_object(dict)  # {"started_at": ...} from the entry point, if it set one
     if ctx.invoked_subcommand is None:
-        serve(ctx, level or 10, params=params)
+        serve(ctx, level or 10, params=params, evaluation=evaluation)
     else:
         if level is not None:
             ctx.obj["level"] = level  # read by ``serve``
         ctx.obj["params"] = params  # read by ``serve``
+        ctx.obj["evaluation"] = evaluation  # read by ``serve``
 
 
 LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strength); "
@@ -88,11 +93,12 @@ LEVEL_HELP = ("Strength level 1..10 by search depth and nodes (10 = full strengt
 
 def serve(ctx: click.Context, level: int, algorithm: str = "alphabeta", seed: int = 0,
           max_depth: int | None = None, threads: int = 1,
-          params: dict[str, float] | None = None) -> None:
-    """The protocol loop on stdin/stdout at these settings (``params``: tunables by name);
+          params: dict[str, float] | None = None, evaluation: str | None = None) -> None:
+    """The protocol loop on stdin/stdout at these settings (``params``: tunables by name;
+    ``evaluation``: a name of :data:`gomoku_engine.eval.EVALUATIONS`, None the default);
     its clock starts when the process started (``ctx.obj["started_at"]``, set by
     :mod:`gomoku_engine.pbrain`)."""
     from ..protocol.stdio import serve as serve_stdio
 
     serve_stdio(level, algorithm, seed, max_depth, threads, started_at=ctx.obj.get("started_at"),
-                params=params)
+                params=params, evaluation=evaluation or ctx.obj.get("evaluation"))

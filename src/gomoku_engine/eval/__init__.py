@@ -5,10 +5,10 @@ The position (:mod:`gomoku_engine.game.position`) keeps the board, the line patt
 threat classes and the renju fouls (rules, not evaluation); everything else it knows of
 the evaluation goes through the names exported here:
 
-* :func:`eval_table` builds, for a rule and an evaluation name (:data:`EVALUATIONS`, the
-  ``INFO evaluation`` setting), the constant table ``Tables.eval_table``, and
-  :func:`new_eval_state` allocates the incremental arrays ``Position.eval_value`` and
-  ``Position.eval_sum``;
+* :func:`eval_tables` builds, for a rule and an evaluation name (:data:`EVALUATIONS`, the
+  ``INFO evaluation`` setting), the constant tables (:class:`EvalTables`, fields of
+  ``Tables``), and :func:`new_eval_state` allocates the incremental arrays
+  (:class:`EvalState`, fields of ``Position``);
 * the hooks that :func:`~gomoku_engine.game.position.make_move` and
   :func:`~gomoku_engine.game.position.unmake_move` call inline in their single pass over
   the changed points: :func:`reset_eval`, :func:`update_point` (a point's patterns
@@ -21,29 +21,34 @@ the evaluation goes through the names exported here:
 * what the analysis shows: :func:`win_rate`, a score as the probability of a win (the
   logistic scale the shipped tables were fitted with, :mod:`.win_rate`).
 
-Plugging in a new evaluation.  Another table of the same form (values per 4-pattern
-code) is a new name in :data:`EVALUATIONS` and a branch of
-:func:`gomoku_engine.eval.classical.combination_tables`: no kernel changes.  Another form
-(other tables, a small network with its own incremental state) is one new module in this
-folder defining the same hooks and functions as :mod:`gomoku_engine.eval.evaluator` (it
-chooses the shapes and dtypes of its ``eval_*`` arrays in ``Position`` and ``Tables``;
-a third array would be one new field there), and the import below switched to it:
-numba cannot cache a kernel that takes a jitted function as an argument, so the
-evaluation is chosen at compile time by this import, and among tables of one form at run
-time by name.  No code outside this folder indexes the evaluation's arrays.
+Two evaluations, one set of kernels.  The classical evaluation (a table of values per
+4-pattern code: ``"classical"``, fitted to games, or ``"handset"``) and the network
+(:mod:`.network`: embeddings of each point's combination summed into accumulators, then a
+small MLP) are kept in the same make/unmake pass and chosen at run time: the network's
+tables are empty under the classical evaluation, so its loops run zero times and
+:func:`evaluate` reads the value sums.  Numba cannot cache a kernel that takes a jitted
+function as an argument, so one set of kernels holding both is what keeps a single cache
+(keyed on this folder's sources with the rest, :mod:`gomoku_engine.core.jit`) and lets
+``INFO evaluation`` switch without compiling.  The move order and the threat solvers read
+the classical values under either evaluation.  Another table of the same form is a new
+name in :data:`EVALUATIONS` and a branch of
+:func:`gomoku_engine.eval.classical.combination_tables`; no code outside this folder
+indexes the evaluation's arrays.
 """
 
-from .classical import EVALUATIONS
 from .evaluator import (
-    EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, clear_point, eval_table, evaluate, log_point,
-    move_score, new_eval_state, point_priorities, point_priority, reset_eval, restore_point,
-    restore_state, save_state, update_point,
+    DEFAULT_EVALUATION, EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, EVALUATIONS, EvalState,
+    EvalTables, clear_point, eval_table, eval_tables, evaluate, log_point, move_score,
+    network_tables, new_eval_state, point_priorities, point_priority, reset_eval,
+    restore_point, restore_state, save_state, update_point,
 )
+from .network import NetworkFileError
 from .win_rate import sigmoid_scale, win_rate
 
 __all__ = [
-    "EVALUATIONS", "EVAL_SAVED_FIELDS", "EVAL_UNDO_FIELDS", "clear_point", "eval_table",
-    "evaluate", "log_point", "move_score", "new_eval_state", "point_priorities",
-    "point_priority", "reset_eval", "restore_point", "restore_state", "save_state",
-    "sigmoid_scale", "update_point", "win_rate",
+    "DEFAULT_EVALUATION", "EVALUATIONS", "EVAL_SAVED_FIELDS", "EVAL_UNDO_FIELDS", "EvalState", "EvalTables",
+    "NetworkFileError", "clear_point", "eval_table", "eval_tables", "evaluate", "log_point",
+    "move_score", "network_tables", "new_eval_state", "point_priorities", "point_priority",
+    "reset_eval", "restore_point", "restore_state", "save_state", "sigmoid_scale",
+    "update_point", "win_rate",
 ]

@@ -87,32 +87,34 @@ _COMBOS = sorted({tuple(sorted(c)) for c in itertools.combinations_with_replacem
 N_CANON = len(_COMBOS)  #: 1001 multisets of 4 of the 11 patterns
 
 
-def combination_tables(rule: Rule = Rule.FREESTYLE, evaluation: str = "learned"
+def combination_tables(rule: Rule = Rule.FREESTYLE, evaluation: str = "classical"
                        ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32],
                                   npt.NDArray[np.int8]]:
     """Threat class, value and renju foul kind of every combination of four line patterns.
 
-    :param evaluation: ``"learned"`` (the values fitted to games for ``rule``, shipped as
-        package data, where there are any; see :mod:`gomoku_engine.training.tuning`) or
-        ``"handset"`` (:data:`LINE_VALUE` and :data:`THREAT_BONUS`).
+    :param evaluation: ``"classical"`` (the values fitted to games for ``rule``, shipped as
+        package data, where there are any; see :mod:`gomoku_engine.training.tuning`;
+        ``"learned"`` is its earlier name) or ``"handset"`` (:data:`LINE_VALUE` and
+        :data:`THREAT_BONUS`).
     :returns: ``(threat int8[65536], value int32[65536], foul int8[65536])`` indexed by
         ``p0 | p1 << 4 | p2 << 8 | p3 << 12`` (pattern code of each direction); read-only.
     :raises ValueError: for an unknown ``evaluation``.
     """
-    if evaluation not in EVALUATIONS:
-        raise ValueError(f"unknown evaluation {evaluation!r}: expected one of "
-                         + ", ".join(EVALUATIONS))
+    if evaluation not in CLASSICAL_EVALUATIONS:
+        raise ValueError(f"unknown classical evaluation {evaluation!r}: expected one of "
+                         + ", ".join(CLASSICAL_EVALUATIONS))
     threat, foul = class_tables()
     value, _ = _base_tables()
-    if evaluation == "learned":
+    if evaluation in ("classical", "learned"):
         learned = learned_values(rule)
         if learned is not None:
             value = canonical_values(learned)
     return threat, value, foul
 
 
-#: ``INFO evaluation`` / ``Engine(evaluation=...)`` choices
-EVALUATIONS = ("learned", "handset")
+#: the tables of this form: the fitted values (``"learned"`` is their earlier name) and
+#: the hand-set ones
+CLASSICAL_EVALUATIONS = ("classical", "learned", "handset")
 
 
 def canon_table() -> npt.NDArray[np.int16]:
@@ -193,7 +195,7 @@ def reference_point_patterns(geometry: Geometry, cells: npt.NDArray[np.int8], ru
 
 
 def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: Rule,
-                         to_move: int, evaluation: str = "learned") -> tuple[int, int, int]:
+                         to_move: int, evaluation: str = "classical") -> tuple[int, int, int]:
     """Recompute the value sums of both colours and the static score from scratch.
 
     Under renju a black foul point is worth nothing to black.
@@ -219,7 +221,7 @@ def reference_evaluation(geometry: Geometry, cells: npt.NDArray[np.int8], rule: 
 
 
 __all__ = [
-    "EVALUATIONS", "LINE_VALUE", "N_CANON", "THREAT_BONUS", "canon_table", "canonical_values",
+    "CLASSICAL_EVALUATIONS", "LINE_VALUE", "N_CANON", "THREAT_BONUS", "canon_table", "canonical_values",
     "combination_tables", "handset_canonical_values", "learned_file", "learned_values",
     "point_value", "reference_evaluation",
     "reference_point_patterns", "static_score",

@@ -18,6 +18,7 @@ from ..core.constants import BLACK, EMPTY, WHITE, Rule
 from ..core.errors import IllegalMoveError
 from ..core.geometry import Geometry
 from ..core.notation import Point
+from ..eval import DEFAULT_EVALUATION
 from .position import PLY, TO_MOVE, WINNER, Position, Tables, make_move, make_tables
 from ..core.rules import LEGAL
 from .position import new_position, reset_position, unmake_move
@@ -53,12 +54,14 @@ class Board:
     :param width: columns (5..32).
     :param height: rows (5..32); defaults to ``width``.
     :param evaluation: the static evaluation's tables, a name of
-        :data:`gomoku_engine.eval.EVALUATIONS` (:func:`gomoku_engine.eval.eval_table`).
-    :raises ValueError: on an unsupported size or an unknown evaluation.
+        :data:`gomoku_engine.eval.EVALUATIONS` (:func:`gomoku_engine.eval.eval_tables`).
+    :raises ValueError: on an unsupported size, an unknown evaluation, or a network
+        evaluation for a rule the package has no network for
+        (:class:`gomoku_engine.eval.NetworkFileError`).
     """
 
     def __init__(self, width: int = 15, height: int | None = None,
-                 rule: Rule = Rule.FREESTYLE, evaluation: str = "learned") -> None:
+                 rule: Rule = Rule.FREESTYLE, evaluation: str = DEFAULT_EVALUATION) -> None:
         self.geometry = Geometry(width, width if height is None else height)
         self.rule = Rule(rule)
         self.evaluation = evaluation

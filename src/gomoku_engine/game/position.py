@@ -29,8 +29,8 @@ from ..core.constants import (
     T_NONE, T_OPEN_FOUR, WALL, Rule,
 )
 from ..eval import (
-    EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, clear_point, eval_table, log_point, new_eval_state,
-    reset_eval, restore_point, restore_state, save_state, update_point,
+    EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, EvalTables, clear_point, eval_tables, log_point,
+    new_eval_state, reset_eval, restore_point, restore_state, save_state, update_point,
 )
 from ..core.combinations import FOUL_MAYBE, FOUL_NO, class_tables
 from ..core.geometry import Geometry
@@ -61,9 +61,17 @@ class Tables(NamedTuple):
     cell_window_start: npt.NDArray[np.int32]  #: int32[n_cells+1]
     cell_window_list: npt.NDArray[np.int32]  #: int32[...]
     params: npt.NDArray[np.int64]  #: int64[9]: see the P_* indices
-    #: the evaluation's constant table, read only by :mod:`gomoku_engine.eval`
-    #: (``eval_table``: int32[65536] a point's value per 4-pattern code)
+    #: the evaluation's constant tables, read only by :mod:`gomoku_engine.eval`
+    #: (:class:`gomoku_engine.eval.EvalTables`: a point's value per 4-pattern code, and
+    #: the network's combination index, embeddings and layers)
     eval_table: npt.NDArray[np.int32]
+    net_canon: npt.NDArray[np.int16]
+    net_embed: npt.NDArray[np.int32]
+    net_bias1: npt.NDArray[np.float64]
+    net_w2: npt.NDArray[np.float64]
+    net_b2: npt.NDArray[np.float64]
+    net_w3: npt.NDArray[np.float64]
+    net_out: npt.NDArray[np.float64]
 
 
 class Position(NamedTuple):
@@ -101,6 +109,13 @@ class Position(NamedTuple):
     #: int64[width*height+1, COUNT_FIELDS] per ply, before the move: the per-class counts
     #: of both colours, the evaluation's saved state and state[MAYBE_FOULS]
     count_stack: npt.NDArray[np.int64]
+    #: the network's incremental state (:class:`gomoku_engine.eval.EvalState`), read and
+    #: written only by :mod:`gomoku_engine.eval`: each point's canonical combination per
+    #: colour, the accumulators, their copy per ply, a scratch row
+    eval_canon: npt.NDArray[np.int16]
+    net_acc: npt.NDArray[np.int32]
+    net_stack: npt.NDArray[np.int32]
+    net_x: npt.NDArray[np.float64]
 
 
 # state[] indices
@@ -148,13 +163,18 @@ P_KEY_MASK = 8
 _FREESTYLE_KEY_SHIFT, _FREESTYLE_KEY_MASK = 2, (1 << 16) - 1
 
 
-def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> Tables:
+def make_tables(geometry: Geometry, rule: Rule, evaluation: str | EvalTables = "classical"
+                ) -> Tables:
     """Build the constant tables for a board size and rule (line tables are cached per rule).
 
     :param evaluation: the evaluation's tables, a name of
-        :data:`gomoku_engine.eval.EVALUATIONS` (:func:`gomoku_engine.eval.eval_table`).
-    :raises ValueError: for an unknown ``evaluation``.
+        :data:`gomoku_engine.eval.EVALUATIONS` (:func:`gomoku_engine.eval.eval_tables`), or
+        the tables themselves (a network not shipped, say).
+    :raises ValueError: for an unknown ``evaluation``, or a missing or damaged network file
+        (:class:`gomoku_engine.eval.NetworkFileError`).
     """
+    if isinstance(evaluation, str):
+        evaluation = eval_tables(rule, evaluation)
     threat, foul = class_tables()
     rng = np.random.default_rng(ZOBRIST_SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)
@@ -171,24 +191,24 @@ def make_tables(geometry: Geometry, rule: Rule, evaluation: str = "learned") -> 
     return Tables(line_pair, threat, foul, zobrist, geometry.directions,
                   geometry.neighbourhood, geometry.points, geometry.windows,
                   geometry.window_dir, geometry.cell_window_start, geometry.cell_window_list,
-                  params, eval_table(rule, evaluation))
+                  params, *evaluation)
 
 
 def new_position(geometry: Geometry, tables: Tables) -> Position:
     """An empty board: allocate the arrays and fill them with :func:`reset_position`."""
     n, nw, npts = geometry.n_cells, geometry.n_windows, geometry.width * geometry.height
-    eval_value, eval_sum = new_eval_state(n)
+    state = new_eval_state(n, npts, tables)
     position = Position(
         cells=np.full(n, WALL, np.int8),
         keys=np.zeros((n, 4), np.int32),
         patterns=np.zeros(n, np.uint32),
         threat=np.zeros((2, n), np.int8),
-        eval_value=eval_value,
+        eval_value=state.eval_value,
         foul=np.zeros(n, np.int8),
         maybe_foul=np.zeros(n, np.int8),
         near=np.zeros(n, np.int8),
         threat_count=np.zeros((2, N_THREATS), np.int32),
-        eval_sum=eval_sum,
+        eval_sum=state.eval_sum,
         window_count=np.zeros((2, nw), np.int8),
         state=np.zeros(N_STATE, np.int64),
         key=np.zeros(1, np.uint64),
@@ -197,6 +217,10 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
         undo=np.zeros(((npts + 1) * _undo_per_move(tables, npts), UNDO_FIELDS), np.int32),
         undo_start=np.zeros(npts + 2, np.int32),
         count_stack=np.zeros((npts + 1, COUNT_FIELDS), np.int64),
+        eval_canon=state.eval_canon,
+        net_acc=state.net_acc,
+        net_stack=state.net_stack,
+        net_x=state.net_x,
     )
     reset_position(position, tables)
     return position
@@ -285,7 +309,7 @@ def _renju_black_point(pos: Position, tab: Tables, cell: int) -> None:
     pos.foul[cell] = foul
     if foul != 0:
         _set_class(pos, 0, cell, T_NONE)
-        clear_point(pos, 0, cell)
+        clear_point(pos, tab, 0, cell)
     else:
         _set_class(pos, 0, cell, tab.combo_threat[code])
         update_point(pos, tab, 0, cell, code)
@@ -386,12 +410,12 @@ def _add_point(pos: Position, tab: Tables, cell: int) -> None:
 
 
 @njit
-def _remove_point(pos: Position, cell: int) -> None:
+def _remove_point(pos: Position, tab: Tables, cell: int) -> None:
     """Stop counting a point that has just been occupied."""
     for side in range(2):
         pos.threat_count[side, pos.threat[side, cell]] -= 1
         pos.threat[side, cell] = 0
-        clear_point(pos, side, cell)
+        clear_point(pos, tab, side, cell)
     pos.state[MAYBE_FOULS] -= pos.maybe_foul[cell]
     pos.maybe_foul[cell] = 0
     pos.foul[cell] = 0
@@ -485,7 +509,7 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
     _grow_box(pos, tab, saved, cell)
     pos.undo_start[ply] = pos.state[UNDO_LEN]
     _log_point(pos, cell, -1)
-    _remove_point(pos, cell)
+    _remove_point(pos, tab, cell)
     pos.cells[cell] = colour
     won = False
     plain = (tab.params[P_CARO] == 0
@@ -547,7 +571,7 @@ def unmake_move(pos: Position, tab: Tables) -> None:
     for s in range(2):
         for t in range(N_THREATS):
             pos.threat_count[s, t] = saved[s * N_THREATS + t]
-    restore_state(pos, saved, CS_EVAL)
+    restore_state(pos, saved, CS_EVAL, ply)
     pos.state[MAYBE_FOULS] = saved[CS_MAYBE_FOULS]
     for i in range(4):
         pos.state[X_MIN + i] = saved[CS_BOX + i]

@@ -37,6 +37,7 @@ from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
+from ..eval import DEFAULT_EVALUATION, EVALUATIONS
 from ..search.levels import MAX_LEVEL
 from ..search.params import check_params
 from .board_commands import board_stones, read_block, swap2_stones
@@ -118,8 +119,10 @@ class ProtocolLoop(YixinCommands):
         from which the first ``START`` waits at most ``START_WAIT_S`` for the kernels.
     :param params: the search's tunables away from their defaults, by name, until ``INFO
         param`` changes them (``--param``).
-    :raises ValueError: for an unknown ``algorithm``, an unknown tunable or a value outside
-        its range.
+    :param evaluation: a name of :data:`gomoku_engine.eval.EVALUATIONS` until ``INFO
+        evaluation`` changes it (``None``: the default evaluation).
+    :raises ValueError: for an unknown ``algorithm`` or ``evaluation``, an unknown tunable
+        or a value outside its range.
     """
 
     def __init__(self, stdin: BinaryIO, stdout: BinaryIO,
@@ -127,14 +130,18 @@ class ProtocolLoop(YixinCommands):
                  warm_up: bool = True, level: int = MAX_LEVEL,
                  algorithm: str = DEFAULT_ALGORITHM, seed: int = 0,
                  max_depth: int | None = None, started_at: float | None = None,
-                 threads: int = 1, params: Mapping[str, float] | None = None) -> None:
+                 threads: int = 1, params: Mapping[str, float] | None = None,
+                 evaluation: str | None = None) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
+        if evaluation is not None and evaluation not in EVALUATIONS:
+            raise ValueError(f"unknown evaluation {evaluation!r}")
         self.out = Output(stdout)
         self._threads = CommandThreads(stdin, self.out, self._dispatch, self._stop_search)
         self._settings = Settings(level=level, algorithm=algorithm, seed=seed,
                                   max_depth=max_depth, threads=threads,
-                                  params=check_params(params or {}))
+                                  params=check_params(params or {}),
+                                  evaluation=evaluation or DEFAULT_EVALUATION)
         self._game: GameState | None = None  # from START on; the engine's board follows it
         self._started_at = time.perf_counter() if started_at is None else started_at
         self._engines = EngineHolder(engine_factory or (lambda w, h: Engine(w, h)),

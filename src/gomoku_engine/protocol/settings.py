@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ..core.constants import Rule
 from ..core.opening_rules import OPENING_RULES
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, Engine
-from ..eval.classical import EVALUATIONS
+from ..eval import DEFAULT_EVALUATION, EVALUATIONS
 from ..search.levels import MAX_LEVEL, level_for_strength
 from ..search.params import check_param
 from ..search.timeman import TimeControl
@@ -71,8 +71,8 @@ class Settings:
     algorithm: str = DEFAULT_ALGORITHM
     #: ``INFO seed``: seed of the genetic algorithm's random numbers
     seed: int = 0
-    #: ``INFO evaluation``: a name of :data:`gomoku_engine.eval.classical.EVALUATIONS`
-    evaluation: str = "learned"
+    #: ``INFO evaluation``: a name of :data:`gomoku_engine.eval.EVALUATIONS`
+    evaluation: str = DEFAULT_EVALUATION
     #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
     threats: int = DEFAULT_THREATS
     #: ``INFO opening``: the opening rule of black's first stone (``none`` or ``lin``)
@@ -243,7 +243,7 @@ def apply_info(settings: Settings, rest: str) -> Changed:
 
 
 def _set_name(settings: Settings, key: str, name: str) -> Changed:
-    """``INFO algorithm alphabeta|ga``, ``INFO evaluation learned|handset`` or ``INFO
+    """``INFO algorithm alphabeta|ga``, ``INFO evaluation classical|network|handset`` or ``INFO
     opening none|lin``; an unknown name is reported and changes nothing."""
     attribute, choices = NAMED_SETTINGS[key]
     settings.pending_lines.pop(key, None)

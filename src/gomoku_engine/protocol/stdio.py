@@ -10,14 +10,14 @@ from collections.abc import Mapping
 
 def serve(level: int = 10, algorithm: str = "alphabeta", seed: int = 0,
           max_depth: int | None = None, threads: int = 1,
-          started_at: float | None = None, params: Mapping[str, float] | None = None
-          ) -> None:
+          started_at: float | None = None, params: Mapping[str, float] | None = None,
+          evaluation: str | None = None) -> None:
     """Run the protocol loop on this process's stdin/stdout, then exit at once.
 
     :param level: strength level 1..10 (:mod:`gomoku_engine.search.levels`), 10 = full strength.
     ``algorithm``, ``seed``, ``max_depth`` and ``threads`` (search threads, lazy SMP) are
     the settings until INFO changes them, and so are ``params`` (the search's tunables by
-    name, ``--param``).  ``started_at`` is the ``time.perf_counter()``
+    name, ``--param``) and ``evaluation`` (``--evaluation``).  ``started_at`` is the ``time.perf_counter()``
     value when the process started (the first move's clock counts from it; ``None``: now).
     """
     warnings.simplefilter("ignore")
@@ -32,7 +32,7 @@ def serve(level: int = 10, algorithm: str = "alphabeta", seed: int = 0,
         started_at = time.perf_counter()
     ProtocolLoop(sys.stdin.buffer, sys.stdout.buffer, level=level, algorithm=algorithm,
                  seed=seed, max_depth=max_depth, started_at=started_at,
-                 threads=threads, params=params).run()
+                 threads=threads, params=params, evaluation=evaluation).run()
     try:
         sys.stdout.flush()
     finally:

@@ -83,7 +83,7 @@ def _most_balanced(engine: Engine, candidates: list[Point], colour: int, deadlin
     for point in candidates:
         board.play(*point, colour)
         if not board.winner:
-            screened.append((abs(int(evaluate(board.position))), point))
+            screened.append((abs(int(evaluate(board.position, board.tables))), point))
         board.undo()
     screened.sort()
     if not screened:  # every candidate makes five: nothing is balanced, take the first

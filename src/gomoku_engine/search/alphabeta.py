@@ -658,7 +658,7 @@ def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: in
         return -(MATE - ply - 2)
     if block >= 0:  # its only block
         if ply >= MAX_PLY - 2:
-            return evaluate(pos)
+            return evaluate(pos, tab)
         _make_move(pos, tab, block)
         score = -quiescence(pos, tab, ss, -beta, -alpha, ply + 1, fours)
         _unmake_move(pos, tab)
@@ -669,7 +669,7 @@ def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: in
         return MATE - ply - 3
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0
-    best = evaluate(pos)
+    best = evaluate(pos, tab)
     if best >= beta or fours <= 0 or ply >= MAX_PLY - 2 or four_points(pos, us) == 0:
         return best
     if best > alpha:
@@ -761,10 +761,10 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         return -(MATE - ply - 2)
     if block >= 0:
         if ply >= MAX_PLY - 2:
-            return evaluate(pos)
+            return evaluate(pos, tab)
         # the only move: searched at the same depth (the extension of the reply to a four),
         # or deeper by the tunable four_reply_extension above the horizon
-        ss.eval_stack[ply] = -ss.eval_stack[ply - 1] if ply > 0 else evaluate(pos)
+        ss.eval_stack[ply] = -ss.eval_stack[ply - 1] if ply > 0 else evaluate(pos, tab)
         if ply == 0:
             ss.counters[ROOT_MOVES] = 1
         child_depth = depth + ss.tune[0].four_reply_extension if depth > 0 else depth
@@ -807,7 +807,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                     ss.pv[ply, j] = ts.line[j]
                 ss.pv_len[ply] = n
                 return MATE - ply - n
-        return evaluate(pos)
+        return evaluate(pos, tab)
 
     pv_node = beta - alpha > 1
     key = pos.key[0]
@@ -833,7 +833,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
                         _history_tt_move(pos, ss, us, tt_move, depth, tt_value >= beta)
                 return tt_value
     if static_eval == NO_EVAL:
-        static_eval = evaluate(pos)
+        static_eval = evaluate(pos, tab)
     tp = ss.tune[0]
     ss.eval_stack[ply] = static_eval
     improving = _improving(ss, ply, static_eval)
