@@ -302,6 +302,9 @@ def test_a_page_of_another_origin_can_neither_create_nor_move(browser, server) -
     assert len(srv.store) == count
     status, now = call(base, "GET", f"api/games/{game['id']}")
     assert status == 200 and now["moves"] == game["moves"]
+    # the browser logs the refusals (403, the failed preflights); read here, so the next
+    # test's check sees only its own errors
+    assert all(e["source"] in ("network", "javascript") for e in console_errors(browser))
 
 
 def test_the_analysis_view(browser, base, tmp_path_factory) -> None:
