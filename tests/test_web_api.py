@@ -479,6 +479,8 @@ def test_positions_load_from_sgf_psq_and_move_lists_and_download_back(server) ->
         sgf = answer.read().decode()
         assert "attachment" in answer.headers["Content-Disposition"]
     assert sgf.startswith("(;GM[4]FF[4]SZ[15]") and "RE[B+]" in sgf
+    status, answer = call(base, "POST", f"api/games/{game['id']}/evaluate", {})
+    assert status == 409 and "game is over" in answer["error"], answer
     with urllib.request.urlopen(base + f"api/games/{game['id']}/psq", timeout=30) as answer:
         psq = answer.read().decode()
     assert psq.splitlines()[0].startswith("Piskvorky 15x15")
