@@ -124,6 +124,7 @@ class GameDB:
                 self._db.execute("PRAGMA synchronous=NORMAL")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
+                self._db.close()
                 raise sqlite3.DatabaseError(
                     f"{self.path} has schema {version}, newer than this program's "
                     f"{SCHEMA_VERSION}")
