@@ -62,3 +62,20 @@ def test_a_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
     connection.close()
     with pytest.raises(sqlite3.DatabaseError, match="newer than this program"):
         GameDB(path)
+
+
+def test_the_web_command_says_when_its_file_cannot_be_opened(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from gomoku_engine.cli import main
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    result = CliRunner().invoke(main, ["web", "--no-open", "--port", "0",
+                                       "--db", str(blocker / "games.sqlite3")])
+    assert result.exit_code == 1 and "cannot open the games' database" in result.output
+    not_a_db = tmp_path / "notes.txt"
+    not_a_db.write_text("x" * 4096)
+    result = CliRunner().invoke(main, ["web", "--no-open", "--port", "0", "--db", str(not_a_db)])
+    assert result.exit_code == 1 and "cannot open the games' database" in result.output
+    assert not_a_db.read_text() == "x" * 4096  # left as it was

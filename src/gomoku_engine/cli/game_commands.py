@@ -81,8 +81,9 @@ def web(host: str, port: int, open_browser: bool, move_ms: int, db_path: str | N
         expire_hours: float, memory_mb: int) -> None:
     """Play against the engine in the browser: serve the page and its JSON API.
 
-    Stops on Ctrl-C or SIGTERM.  Answers only requests addressed to this server (the
-    Host header).  The API is described in docs/play.md.
+    Every game is kept in a SQLite file (--db), so a restart loses none.  Stops on Ctrl-C
+    or SIGTERM.  Answers only its own page (the Host and Origin headers, JSON bodies).
+    The API is described in docs/play.md.
     """
     import contextlib
     import signal
