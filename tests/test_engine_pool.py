@@ -45,7 +45,7 @@ def counting(monkeypatch):
 
 
 def test_300_games_never_build_more_engines_than_the_pool(counting) -> None:
-    store = GameStore(max_games=300, move_ms=200, pool=EnginePool(2, hash_mb=1))
+    store = GameStore(move_ms=200, pool=EnginePool(2, hash_mb=1))
     api = Api(store)
     try:
         with ThreadPoolExecutor(8) as requests:  # games created and played concurrently
@@ -103,7 +103,7 @@ def test_exhausted_pool_answers_503_and_changes_nothing() -> None:
             time.sleep(0.002)
         began = time.monotonic()
         for action in (lambda: api.move(other["id"], {"x": 3, "y": 3}),
-                       lambda: api.hint(other["id"]),
+                       lambda: api.hint(other["id"], {}),
                        lambda: api.create({"level": 3, "human": "white"})):
             with pytest.raises(ApiError) as err:
                 action()

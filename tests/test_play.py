@@ -148,6 +148,26 @@ def test_terminal_quit() -> None:
     assert "You play black (X)" in result.output and result.output.rstrip().endswith("Bye.")
 
 
+def test_terminal_board_marks_the_last_move() -> None:
+    """The last stone is in brackets, and only that one: after the engine's reply, its
+    stone; on the last column the bracket closes past the board's edge."""
+    result = CliRunner().invoke(main, ["play", "--level", "3", "--colour", "black",
+                                       "--size", "9"], input="i5\nquit\n")
+    assert result.exit_code == 0, result.output
+    first, second = result.output.split("   a b c")[1:3]  # after the greeting
+    assert "[" not in first  # an empty board: nothing to mark
+    rows = {line.split()[0]: line for line in second.splitlines()[1:10]}
+    reply = second.split("engine plays ")[1].split()[0]  # e.g. "h5"
+    column, row = ord(reply[0]) - ord("a"), reply[1:]
+    assert second.count("[") == 1 and second.count("]") == 1
+    assert rows[row][3 + 2 * column - 1: 3 + 2 * column + 2] == "[O]"
+    assert "X" in rows["5"] and "[X]" not in second
+    from gomoku_engine.play.terminal import mark_last
+    board = Board(9)
+    board.play(8, 4)
+    assert mark_last(str(board), (8, 4)).splitlines()[5] == " 5 . . . . . . . .[X]"
+
+
 def test_a_full_board_is_a_draw() -> None:
     """5x5 filled in pairs (XXOOX / OOXXO / ...) holds no five; the last empty point ends it."""
     game = HumanGame(5, level=3, human=WHITE)

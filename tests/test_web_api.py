@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -24,7 +26,7 @@ from gomoku_engine.play.human import COLOURS, RULE_NAMES
 
 @pytest.fixture(scope="module")
 def server():
-    with running_server(move_ms=500, max_games=16) as (base, srv):
+    with running_server(move_ms=500) as (base, srv):
         yield base, srv
 
 
@@ -115,9 +117,11 @@ def test_bad_requests_get_400_and_change_nothing(server) -> None:
     game = new_game(base, level=3)
     moves = f"api/games/{game['id']}/moves"
     bodies = [
-        ({"x": 15, "y": 3}, "outside"), ({"x": -1, "y": 0}, "outside"),
-        ({"x": 3}, "missing field 'y'"), ({"x": "3", "y": 3}, "integer"),
+        ({"x": 15, "y": 3}, "'x' must be an integer in 0..14, not 15"),
+        ({"x": -1, "y": 0}, "in 0..14"), ({"x": 1e30, "y": 0}, "'x' must be an integer in 0..14"),
+        ({"x": 3}, "missing field 'y' (an integer in 0..14)"), ({"x": "3", "y": 3}, "integer"),
         ({"x": True, "y": 3}, "integer"), ({"x": 3.0, "y": 3}, "integer"),
+        ({"x": 3, "y": 3, "colour": "white"}, "unknown field 'colour'"),
         ([3, 3], "object"),
     ]
     for body, why in bodies:
@@ -132,7 +136,9 @@ def test_bad_requests_get_400_and_change_nothing(server) -> None:
     for settings, why in [({"size": 4}, "'size'"), ({"size": 33}, "'size'"),
                           ({"level": 0}, "'level'"), ({"level": 11}, "'level'"),
                           ({"rule": "go"}, "'rule'"), ({"human": "red"}, "'human'"),
-                          ({"size": "15"}, "'size'"), ({"opening": "swap"}, "'opening'")]:
+                          ({"size": "15"}, "'size'"), ({"opening": "swap"}, "'opening'"),
+                          ({"sise": 19}, "unknown field 'sise'"),
+                          ({"size": 19, "colour": "black"}, "unknown field 'colour'")]:
         status, answer = call(base, "POST", "api/games", settings)
         assert status == 400 and why in answer["error"], (settings, answer)
     assert len(server[1].store) == count  # no game was made
@@ -259,17 +265,26 @@ def test_hint_and_delete(server) -> None:
     assert call(base, "GET", f"api/games/{game['id']}")[0] == 404
 
 
-def test_live_games_are_bounded_and_idle_ones_dropped() -> None:
-    with running_server(max_games=2, idle_s=3600) as (base, srv):
-        first, second, third = (new_game(base, level=3) for _ in range(3))
-        assert len(srv.store) == 2
-        assert call(base, "GET", f"api/games/{first['id']}")[0] == 404  # least recently used
-        assert call(base, "GET", f"api/games/{third['id']}")[0] == 200
-    with running_server(idle_s=0.05) as (base, srv):
-        game = new_game(base, level=3)
-        time.sleep(0.2)
-        assert call(base, "GET", f"api/games/{game['id']}")[0] == 404
-        assert len(srv.store) == 0
+def test_games_are_not_dropped_by_other_games_and_only_idle_unfinished_ones_expire() -> None:
+    # a small memory cache: the games it forgets are read back from the database
+    with running_server(cache_games=2) as (base, srv):
+        first = new_game(base, level=3)
+        others = [new_game(base, level=1, human="black") for _ in range(40)]
+        assert len(srv.store) == 41 and srv.store.in_memory <= 3
+        status, shown = call(base, "GET", f"api/games/{first['id']}")
+        assert status == 200 and shown["moves"] == first["moves"]
+        status, after = call(base, "POST", f"api/games/{first['id']}/moves", {"x": 8, "y": 8})
+        assert status == 200 and len(after["moves"]) == 3
+        assert all(call(base, "GET", f"api/games/{g['id']}")[0] == 200 for g in others)
+    with running_server(expire_s=0.3) as (base, srv):
+        idle = new_game(base, level=3)
+        ended = play_out(base, new_game(base, level=1))
+        time.sleep(0.5)
+        status, answer = call(base, "GET", f"api/games/{idle['id']}")
+        assert status == 404 and "untouched for" in answer["error"]
+        status, shown = call(base, "GET", f"api/games/{ended['id']}")
+        assert status == 200 and shown["result"] == "black" and shown["expires"] is None
+        assert len(srv.store) == 1
 
 
 def test_page_and_options(server) -> None:
@@ -327,12 +342,14 @@ def test_requests_for_another_host_are_refused() -> None:
 
 def start_web(*options: str) -> tuple[subprocess.Popen, str, str]:
     """``(process, URL, what it printed before)`` of ``gomoku-engine web --no-open``
-    serving; the process's SIGINT is the default one (see the Ctrl-C test)."""
+    serving, its games in a new temporary file; the process's SIGINT is the default one
+    (see the Ctrl-C test)."""
+    db = os.path.join(tempfile.mkdtemp(prefix="gomoku-web-"), "games.sqlite3")
     # A shell without job control starts background commands with SIGINT ignored, and a
     # child inherits that (then Python installs no KeyboardInterrupt): the server gets
     # the default disposition, as in a terminal, whatever ran the tests.
     process = subprocess.Popen([sys.executable, "-m", "gomoku_engine", "web", "--no-open",
-                                *options], stdout=subprocess.PIPE,
+                                "--db", db, *options], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     before = ""
@@ -371,3 +388,148 @@ def test_web_command_warns_when_not_on_loopback() -> None:
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+def send(base: str, method: str, path: str, body: bytes | None = None,
+         headers: dict | None = None) -> tuple[int, dict, dict]:
+    """``(status, decoded JSON, headers)`` of one request with exactly these headers."""
+    address = base.split("//", 1)[1].rstrip("/")
+    connection = http.client.HTTPConnection(address, timeout=60)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+        return response.status, json.loads(data) if data else {}, dict(response.headers)
+    finally:
+        connection.close()
+
+
+def test_only_json_from_the_servers_own_page_is_accepted(server) -> None:
+    """What another site's page can send without a preflight (a form, text/plain, no type)
+    and any request naming another origin are refused, counted, and change nothing."""
+    base, srv = server
+    game = new_game(base, level=3)
+    port = srv.server_address[1]
+    before, count = srv.refused.counts(), len(srv.store)
+    moves = f"/api/games/{game['id']}/moves"
+    body = b'{"x": 8, "y": 8}'
+    refusals = [
+        ("POST", "/api/games", b"{}", {"Content-Type": "text/plain"}, 415, "content-type"),
+        ("POST", moves, body, {"Content-Type": "text/plain;charset=UTF-8"}, 415, "content-type"),
+        ("POST", moves, b"x=8&y=8", {"Content-Type": "application/x-www-form-urlencoded"},
+         415, "content-type"),
+        ("POST", moves, body, {}, 415, "content-type"),
+        ("POST", moves, body, {"Content-Type": "application/json",
+                               "Origin": "http://evil.example.com"}, 403, "origin"),
+        ("POST", moves, body, {"Content-Type": "application/json", "Origin": "null"},
+         403, "origin"),
+        ("POST", moves, body, {"Content-Type": "application/json",
+                               "Origin": f"https://127.0.0.1:{port}"}, 403, "origin"),
+        ("DELETE", f"/api/games/{game['id']}", None,
+         {"Origin": f"http://127.0.0.1:{port + 1}"}, 403, "origin"),
+        ("OPTIONS", moves, None, {"Origin": "http://evil.example.com",
+                                  "Access-Control-Request-Method": "POST"}, 403, "origin"),
+        ("OPTIONS", moves, None, {}, 405, "method"),
+        ("PUT", moves, body, {"Content-Type": "application/json"}, 405, "method"),
+        ("PATCH", "/api/games", body, {"Content-Type": "application/json"}, 405, "method"),
+    ]
+    for method, path, data, headers, status, reason in refusals:
+        got, answer, sent = send(base, method, path, data, headers)
+        assert (got, "error" in answer) == (status, True), (method, headers, got, answer)
+        assert not any(h.lower().startswith("access-control-") for h in sent)
+        if status == 405:
+            assert sent["Allow"] == "GET, POST, DELETE" and sent["Content-Type"] == \
+                "application/json"
+    after = srv.refused.counts()
+    for reason in ("content-type", "origin", "method"):
+        expected = sum(1 for r in refusals if r[5] == reason)
+        assert after.get(reason, 0) - before.get(reason, 0) == expected, reason
+    unchanged(base, game["id"], game)
+    assert len(srv.store) == count
+    # the page's own requests: an Origin naming the server, JSON
+    status, played, _ = send(base, "POST", moves, body, {
+        "Content-Type": "application/json; charset=utf-8",
+        "Origin": f"http://localhost:{port}"})
+    assert status == 200 and len(played["moves"]) == 3, played
+    status, answer, headers = send(base, "GET", "/api/games")
+    assert status == 405 and headers["Allow"] == "POST" and "POST" in answer["error"]
+
+
+def test_a_restarted_server_keeps_every_game(tmp_path) -> None:
+    db = tmp_path / "games.sqlite3"
+    with running_server(db=db, move_ms=300) as (base, srv):
+        game = new_game(base, level=3)
+        game = call(base, "POST", f"api/games/{game['id']}/moves", {"x": 8, "y": 8})[1]
+        ended = play_out(base, new_game(base, level=1))
+    with running_server(db=db, move_ms=300) as (base, srv):
+        assert len(srv.store) == 2
+        status, shown = call(base, "GET", f"api/games/{game['id']}")
+        assert status == 200 and shown["moves"] == game["moves"]
+        assert shown["evaluations"] == game["evaluations"] and len(shown["times_ms"]) == 3
+        status, shown = call(base, "GET", f"api/games/{ended['id']}")
+        assert shown["result"] == "black" and shown["winning_line"] == ended["winning_line"]
+        status, after = call(base, "POST", f"api/games/{game['id']}/moves", {"x": 0, "y": 0})
+        assert status == 200 and after["moves"][:3] == game["moves"] and len(after["moves"]) == 5
+
+
+def test_positions_load_from_sgf_psq_and_move_lists_and_download_back(server) -> None:
+    base, _ = server
+    game = play_out(base, new_game(base, level=1))
+    with urllib.request.urlopen(base + f"api/games/{game['id']}/sgf", timeout=30) as answer:
+        sgf = answer.read().decode()
+        assert "attachment" in answer.headers["Content-Disposition"]
+    assert sgf.startswith("(;GM[4]FF[4]SZ[15]") and "RE[B+]" in sgf
+    status, answer = call(base, "POST", f"api/games/{game['id']}/evaluate", {})
+    assert status == 409 and "game is over" in answer["error"], answer
+    with urllib.request.urlopen(base + f"api/games/{game['id']}/psq", timeout=30) as answer:
+        psq = answer.read().decode()
+    assert psq.splitlines()[0].startswith("Piskvorky 15x15")
+    assert len(psq.splitlines()) == len(game["moves"]) + 1
+    for text in (sgf, psq):
+        status, loaded = call(base, "POST", "api/games", {"position": text, "level": 1})
+        assert status == 200 and loaded["moves"] == game["moves"], loaded
+        assert loaded["result"] == "black" and loaded["winning_line"] == game["winning_line"]
+    # a move list: white (the person) to move after three stones
+    status, loaded = call(base, "POST", "api/games", {"position": "h8 i9\nh9", "size": 19})
+    assert status == 200 and loaded["size"] == 19 and loaded["engine_move"] is None
+    assert [(m["x"], m["y"]) for m in loaded["moves"]] == [(7, 7), (8, 8), (7, 8)]
+    # black (the engine) to move after two stones: it moves at once
+    status, loaded = call(base, "POST", "api/games", {"position": "7,7 8,8", "level": 1})
+    assert status == 200 and len(loaded["moves"]) == 3 and loaded["engine_move"] is not None
+    for body, why in [({"position": "h8 h8"}, "move 2 (h8) is off the board or occupied"),
+                      ({"position": "(;GM[4]SZ[15];B[hh];W[zz])"}, "not SGF, PSQ"),
+                      ({"position": "hello"}, "not SGF, PSQ"),
+                      ({"position": "(;SZ[40];B[aa])"}, "5..32"),
+                      ({"position": "(;SZ[15];B[aa])", "size": 19}, "differs"),
+                      ({"position": 7}, "'position' must be a text")]:
+        status, answer = call(base, "POST", "api/games", body)
+        assert status == 400 and why in answer["error"], (body, answer)
+
+
+def test_takeback_to_a_move_and_evaluations(server) -> None:
+    base, _ = server
+    game = new_game(base, level=3)
+    gid = game["id"]
+    for point in ((8, 8), (0, 0)):
+        game = call(base, "POST", f"api/games/{gid}/moves", dict(zip("xy", point)))[1]
+    assert len(game["moves"]) == 5 and [e["ply"] for e in game["evaluations"]] == [0, 2, 4]
+    for e in game["evaluations"]:
+        black = e["win_rate"] if e["side"] == "black" else 1 - e["win_rate"]
+        assert e["black_win_rate"] == round(black, 3)
+    status, answer = call(base, "POST", f"api/games/{gid}/evaluate", {"ply": 1})
+    assert status == 200 and answer["evaluated"]["side"] == "white"
+    assert answer["evaluated"]["ply"] == 1 and answer["moves"] == game["moves"]
+    assert [e["ply"] for e in answer["evaluations"]] == [0, 1, 2, 4]
+    # back to move 1 (white, the person, to move there): nothing for the engine to play
+    status, back = call(base, "POST", f"api/games/{gid}/takeback", {"ply": 1})
+    assert status == 200 and back["moves"] == game["moves"][:1] and back["engine_move"] is None
+    assert [e["ply"] for e in back["evaluations"]] == [0, 1]
+    assert [p for p in back["taken_back"]] == [{"x": m["x"], "y": m["y"]}
+                                              for m in game["moves"][:0:-1]]
+    # back to the empty board: the engine (black) opens again
+    status, again = call(base, "POST", f"api/games/{gid}/takeback", {"ply": 0})
+    assert status == 200 and len(again["moves"]) == 1 and again["engine_move"] is not None
+    for body, status_, why in [({"ply": 2}, 400, "0..1"), ({"ply": 1}, 409, "already"),
+                               ({"move": 0}, 400, "unknown field 'move'")]:
+        status, answer = call(base, "POST", f"api/games/{gid}/takeback", body)
+        assert status == status_ and why in answer["error"], answer

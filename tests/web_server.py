@@ -17,12 +17,14 @@ Point = tuple[int, int]
 
 
 @contextmanager
-def running_server(**store_options: Any) -> Iterator[tuple[str, Any]]:
+def running_server(port: int = 0, **store_options: Any) -> Iterator[tuple[str, Any]]:
     """``(base URL, server)`` of a server serving in a thread; shut down on exit.
 
-    :param store_options: :class:`GameStore` settings (``move_ms``, ``max_games`` ...).
+    :param port: the port to listen on (0: any free one).
+    :param store_options: :class:`GameStore` settings (``db``, ``move_ms``, ``expire_s``
+        ...); without ``db`` the games are kept in memory.
     """
-    server = make_server("127.0.0.1", 0, GameStore(**store_options))
+    server = make_server("127.0.0.1", port, GameStore(**store_options))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -76,7 +76,7 @@ def main() -> None:
     server = None
     base = args.url
     if base is None:
-        server = make_server("127.0.0.1", 0, GameStore(max_games=max(32, args.games)))
+        server = make_server("127.0.0.1", 0, GameStore())
         threading.Thread(target=server.serve_forever, daemon=True).start()
         base = url_of(server)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,

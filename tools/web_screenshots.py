@@ -2,7 +2,8 @@
 
 Runs a server in this process on a free port and drives the page in headless Chromium
 (selenium; Debian's ``chromium`` and ``chromium-driver``): an opening, a game in progress
-with the analysis line, a game the engine won.  The person's moves are the engine's own
+with the analysis view (graph, best line), the same game at an earlier move, a game the
+engine won.  The person's moves are the engine's own
 hints (the page's Hint button) for the first moves, then the scripted weak points of the
 tests, so the engine wins.
 
@@ -41,7 +42,7 @@ def main() -> None:
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or shutil.which("google-chrome")
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                "--window-size=1040,780", "--hide-scrollbars"):
+                "--window-size=1040,900", "--hide-scrollbars"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     wait = WebDriverWait(driver, 120)
@@ -64,7 +65,7 @@ def main() -> None:
     def follow_hint() -> dict:
         driver.find_element(By.ID, "hint").click()
         game = idle()
-        text = driver.find_element(By.ID, "message").text  # "Hint: h9 (...)"
+        text = driver.find_element(By.ID, "note").text  # "Hint: h9 (...)"
         point = text.split()[1]
         return click(ord(point[0]) - ord("a"), int(point[1:]) - 1) if game else game
 
@@ -86,7 +87,14 @@ def main() -> None:
         driver.find_element(By.ID, "show-analysis").click()
         for _ in range(5):
             follow_hint()
+        driver.find_element(By.ID, "evaluate").click()
+        idle()
+        driver.find_element(By.ID, "show-pv").click()
         driver.save_screenshot(str(out / "play-analysis.png"))
+        driver.find_element(By.CSS_SELECTOR, "#moves span[data-ply='6']").click()
+        driver.save_screenshot(str(out / "play-review.png"))
+        driver.find_element(By.ID, "show-pv").click()
+        driver.find_element(By.ID, "show-analysis").click()
 
         game = new_game(3)
         for _ in range(3):
@@ -94,7 +102,7 @@ def main() -> None:
         while game["result"] is None:
             game = click(*weak_move(game))
         driver.save_screenshot(str(out / "play-won.png"))
-        print(f"saved 3 screenshots in {out}; the last game: {game['result']} won after "
+        print(f"saved 4 screenshots in {out}; the last game: {game['result']} won after "
               f"{len(game['moves'])} stones")
     finally:
         driver.quit()

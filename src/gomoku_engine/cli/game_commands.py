@@ -68,17 +68,22 @@ def demo(size: int, turn_ms: int, rule: str, opening_moves: str, algorithm: str,
               help="Open the page in a browser [default: open].")
 @click.option("--move-ms", type=click.IntRange(100, None), default=3000, show_default=True,
               help="The engine's time limit per move; levels 1-9 usually stop sooner.")
-@click.option("--max-games", type=click.IntRange(1, 1000), default=32, show_default=True,
-              help="Most games alive at once (idle ones are dropped after 30 minutes).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+              help="The games' SQLite file [default: games.sqlite3 in the per-user data "
+                   "folder, e.g. ~/.local/share/gomoku-engine/].")
+@click.option("--expire-hours", type=click.FloatRange(0, None, min_open=True), default=24.0,
+              show_default=True,
+              help="An unfinished game untouched this long is deleted (finished ones stay).")
 @click.option("--memory-mb", type=click.IntRange(64, None), default=512, show_default=True,
               help="Memory the server keeps within (MiB): it sizes the pool of engines the "
                    "games borrow while thinking (docs/play.md).")
-def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int,
-        memory_mb: int) -> None:
+def web(host: str, port: int, open_browser: bool, move_ms: int, db_path: str | None,
+        expire_hours: float, memory_mb: int) -> None:
     """Play against the engine in the browser: serve the page and its JSON API.
 
-    Stops on Ctrl-C or SIGTERM.  Answers only requests addressed to this server (the
-    Host header).  The API is described in docs/play.md.
+    Every game is kept in a SQLite file (--db), so a restart loses none.  Stops on Ctrl-C
+    or SIGTERM.  Answers only its own page (the Host and Origin headers, JSON bodies).
+    The API is described in docs/play.md.
     """
     import contextlib
     import signal
@@ -86,15 +91,25 @@ def web(host: str, port: int, open_browser: bool, move_ms: int, max_games: int,
     import webbrowser
 
     from ..kernels import warmup as do_warmup
+    import sqlite3
+
+    from ..play.games_db import GameDB, default_db_path
     from ..play.web import GameStore, is_loopback, make_server, url_of
 
     click.echo("loading the engine ...")
     do_warmup()
+    path = db_path or default_db_path()
     try:
-        server = make_server(host, port, GameStore(max_games=max_games, move_ms=move_ms,
-                                                     memory_mb=memory_mb))
+        db = GameDB(path)
+    except (OSError, sqlite3.Error) as exc:
+        raise click.ClickException(f"cannot open the games' database {path}: {exc}") from exc
+    try:
+        server = make_server(host, port, GameStore(db, expire_s=expire_hours * 3600,
+                                                     move_ms=move_ms, memory_mb=memory_mb))
     except OSError as exc:
+        db.close()
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+    click.echo(f"games: {path} ({db.count()} stored)")
     url = url_of(server)
     pool = server.store.pool
     click.echo(f"engines: at most {pool.size}, each with a {pool.hash_mb} MiB hash table "

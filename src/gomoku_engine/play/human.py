@@ -28,7 +28,7 @@ from typing import TypeVar
 from ..core.constants import BLACK, MAX_SIZE, MIN_SIZE, RULE_NAMES, WHITE, Rule
 from ..engine import Engine, Limits, SearchResult
 from ..eval import win_rate
-from ..core.errors import GomokuError, InvalidMoveError
+from ..core.errors import GomokuError, IllegalMoveError, InvalidMoveError
 from ..game.board import Board
 from ..search.levels import MAX_LEVEL, MIN_LEVEL
 from ..protocol.policy import apply_blunder, move_limits
@@ -154,6 +154,26 @@ def load_stones(board: Board, stones: list[tuple[int, int, int]], to_move: int,
         board.play(*stones[-1][:2])
     else:
         board.set_stones(stones, to_move)
+
+
+def replay(board: Board, stones: list[tuple[int, int, int]]) -> None:
+    """Set a played game's ``stones`` (``(x, y, colour)`` in move order) on a borrowed
+    ``board``, each judged as it is placed; the other colour is to move then.
+
+    :raises IllegalMoveError: a stone off the board, on an occupied point, after the five,
+        or a renju foul for black (with the move's number).
+    """
+    board.clear()
+    for number, (x, y, colour) in enumerate(stones, 1):
+        where = f"move {number} ({format_point((x, y))})"
+        if board.winner:
+            raise IllegalMoveError(f"{where} comes after the game was won")
+        if not board.geometry.on_board(x, y) or board.at(x, y) != 0:
+            raise IllegalMoveError(f"{where} is off the board or occupied")
+        if colour == BLACK and board.rule == Rule.RENJU and board.foul(x, y) != LEGAL:
+            raise IllegalMoveError(f"{where} is a foul for black in renju "
+                                   f"({FOUL_NAMES[board.foul(x, y)]})")
+        board.play(x, y, colour)
 
 
 class HumanGame:
@@ -290,13 +310,17 @@ class HumanGame:
             self._view = GameView(board.stones(), None if over else board.to_move, result,
                                   winning_line(board), list(fouls), None, False)
 
-    def set_stones(self, stones: list[tuple[int, int, int]], to_move: int) -> None:
-        """Replace the game's stones by a composed position (``(x, y, colour)`` in order).
+    def set_stones(self, stones: list[tuple[int, int, int]], to_move: int | None = None) -> None:
+        """Replace the game's stones (``(x, y, colour)`` in order): a composed position with
+        ``to_move`` (:meth:`Board.set_stones`), or a played game's (:func:`replay`).
 
-        :raises IllegalMoveError: see :meth:`Board.set_stones`; nothing changes then.
+        :raises IllegalMoveError: see those; nothing changes then.
         """
         with self.pool.board(self.key) as board:
-            board.set_stones(stones, to_move)
+            if to_move:
+                board.set_stones(stones, to_move)
+            else:
+                replay(board, stones)
             self._record(board)
             self.analysis = None
 
@@ -304,7 +328,8 @@ class HumanGame:
     def check_turn(self) -> None:
         """:raises Refused: if the game is over or it is not the person's turn."""
         if self.over:
-            raise Refused(f"the game is over ({self._result_text()})")
+            text = "a draw" if self.result == "draw" else f"{self.result} won"
+            raise Refused(f"the game is over ({text})")
         if self.thinking or self._to_move != self.human:
             raise Refused("it is not your turn: the engine is to move")
 
@@ -412,8 +437,7 @@ class HumanGame:
 
     def retract(self) -> None:
         """Take back the last stone (the person's move, when the engine could not reply)."""
-        stones = self.stones()
-        self.set_stones(stones[:-1], stones[-1][2])
+        self.set_stones(self.stones()[:-1])  # the other colour is to move then
 
     # --- helpers -------------------------------------------------------------------------
     def _think(self, level_number: int, then: Callable[[Engine, SearchResult], T]) -> T:
@@ -445,10 +469,6 @@ class HumanGame:
                 stopped = self._stop_asked
             if stopped:  # a stop after the search ended would stop the next borrower's:
                 engine.search(Limits(depth=1))  # a search resets the flag when it ends
-
-    def _result_text(self) -> str:
-        result = self.result
-        return "a draw" if result == "draw" else f"{result} won"
 
     def stop(self) -> None:
         """Make a running search return at once (thread-safe)."""

@@ -1,7 +1,7 @@
 """``gomoku-engine play``: a game against the engine in the terminal, in plain text.
 
 The board (:meth:`Board.__str__`: ``X`` black, ``O`` white, columns ``a..``, rows from 1)
-is redrawn after every move.  The person types a move as ``h8`` or ``7,7`` (``x,y`` as in
+is redrawn after every move, the last stone in brackets (``[X]``).  The person types a move as ``h8`` or ``7,7`` (``x,y`` as in
 the protocol), or ``undo``, ``hint``, ``help``, ``quit``; a wrong input gets a message and
 changes nothing.  The game itself is :class:`gomoku_engine.play.human.HumanGame`, as in the
 browser.
@@ -32,6 +32,20 @@ def parse_point(text: str) -> Point:
     return moves[0]
 
 
+def mark_last(board_text: str, point: Point | None) -> str:
+    """``board_text`` (:meth:`Board.__str__`'s layout: a header line, then a row number in
+    two characters, a space and the cells two characters apart) with brackets around the
+    stone on ``point`` (``None``: unchanged)."""
+    if point is None:
+        return board_text
+    lines = board_text.split("\n")
+    row = list(lines[point[1] + 1].ljust(3 + 2 * point[0] + 2))
+    at = 3 + 2 * point[0]
+    row[at - 1], row[at + 1] = "[", "]"
+    lines[point[1] + 1] = "".join(row).rstrip()
+    return "\n".join(lines)
+
+
 def run(game: HumanGame, read: Callable[[str], str], write: Callable[[str], None],
         clear: Callable[[], None] = lambda: None) -> str | None:
     """Play ``game`` with a person: ``read(prompt)`` gets a line (``EOFError`` ends the
@@ -47,7 +61,8 @@ def run(game: HumanGame, read: Callable[[str], str], write: Callable[[str], None
         news = f"engine plays {format_point(game.moves()[-1])}"
     while True:
         clear()
-        write(game.board_text())
+        moves = game.moves()
+        write(mark_last(game.board_text(), moves[-1] if moves else None))
         if news:
             write(news)
         if game.result is not None:

@@ -10,21 +10,31 @@
   const message = $("message");
   const analysisLine = $("analysis");
   const showAnalysis = $("show-analysis");
+  const note = $("note");
+  const analysisView = $("analysis-view");
+  const showPv = $("show-pv");
   const STORE_KEY = "gomoku-game-id"; // per tab: sessionStorage, so tabs never mix games
+  const SVG = "http://www.w3.org/2000/svg";
+  // the graph's plot area in its viewBox (300 wide): labels on the left
+  const PLOT = { left: 30, right: 296, top: 6, bottom: 96, width: 300 };
 
   let game = null; // the API's view of the current game
   let busy = false; // a request is on its way (the engine may be thinking)
   let pending = null; // the person's move shown while the engine answers
   let hint = null; // {x, y} of the last hint
+  let viewPly = null; // the move shown on the board (null: the game now)
+  let drawnPv = []; // the best line drawn on the board ({x, y, colour})
   let geometry = { cell: 30, origin: 33, size: 15 };
   const MARGIN = 1.1; // cells between the outer lines and the canvas's edge (coordinates)
 
   // --- API ------------------------------------------------------------------------------
   async function api(method, path, body) {
     const init = { method, headers: {} };
-    if (body !== undefined) {
+    if (method === "POST") {
+      // JSON only: the server refuses other bodies (a page of another site cannot send
+      // this type without a preflight, which the server refuses)
       init.headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(body);
+      init.body = JSON.stringify(body || {});
     }
     const response = await fetch("/api/" + path, init);
     let data = null;
@@ -124,24 +134,27 @@
       ctx.fillText(String(i + 1), css - edge, at);
     }
     if (!game) return;
-    // renju fouls for a person playing black: a red cross
-    ctx.strokeStyle = "#d92d20";
-    ctx.lineWidth = Math.max(1.5, cell * 0.07);
-    for (const f of game.fouls) {
-      const p = pixel(f.x, f.y);
-      const r = cell * 0.2;
-      ctx.beginPath();
-      ctx.moveTo(p.left - r, p.top - r);
-      ctx.lineTo(p.left + r, p.top + r);
-      ctx.moveTo(p.left + r, p.top - r);
-      ctx.lineTo(p.left - r, p.top + r);
-      ctx.stroke();
+    // renju fouls for a person playing black: a red cross (in the game now only)
+    if (viewed() === game.moves.length) {
+      ctx.strokeStyle = "#d92d20";
+      ctx.lineWidth = Math.max(1.5, cell * 0.07);
+      for (const f of game.fouls) {
+        const p = pixel(f.x, f.y);
+        const r = cell * 0.2;
+        ctx.beginPath();
+        ctx.moveTo(p.left - r, p.top - r);
+        ctx.lineTo(p.left + r, p.top + r);
+        ctx.moveTo(p.left + r, p.top - r);
+        ctx.lineTo(p.left - r, p.top + r);
+        ctx.stroke();
+      }
     }
-    const stones = game.moves.slice();
+    const shown = viewed();
+    const stones = game.moves.slice(0, shown);
     if (pending) stones.push(pending);
     for (const s of stones) drawStone(s.x, s.y, s.colour);
     // the last move: a red dot
-    const last = pending || game.last_move;
+    const last = pending || stones[stones.length - 1];
     if (last) {
       const p = pixel(last.x, last.y);
       ctx.fillStyle = "#e5322d";
@@ -149,6 +162,18 @@
       ctx.arc(p.left, p.top, cell * 0.12, 0, 2 * Math.PI);
       ctx.fill();
     }
+    // the best line: numbered see-through stones
+    drawnPv = showPv.checked && showAnalysis.checked && !pending ? bestLine(shown) : [];
+    drawnPv.forEach((s, i) => {
+      const p = pixel(s.x, s.y);
+      ctx.globalAlpha = 0.45;
+      drawStone(s.x, s.y, s.colour);
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = s.colour === "black" ? "#fff" : "#000";
+      ctx.font = "bold " + Math.round(cell * 0.42) + "px system-ui, sans-serif";
+      ctx.fillText(String(i + 1), p.left, p.top + 1);
+    });
+    if (shown < game.moves.length) return; // a past position: no result marks
     // the winning five: a red band through the stones and a ring around each
     if (game.winning_line.length) {
       const line = game.winning_line;
@@ -194,6 +219,91 @@
     ctx.stroke();
   }
 
+  // --- analysis -------------------------------------------------------------------------
+  function viewed() {
+    // the number of stones shown: the viewed move, or all of them
+    if (!game) return 0;
+    return viewPly === null ? game.moves.length : Math.min(viewPly, game.moves.length);
+  }
+
+  function evaluationAt(ply) {
+    return game ? game.evaluations.find((e) => e.ply === ply) || null : null;
+  }
+
+  function bestLine(ply) {
+    // the engine's principal variation from the position after `ply` stones
+    const e = evaluationAt(ply);
+    if (!e) return [];
+    const taken = new Set(game.moves.slice(0, ply).map((m) => m.x + "," + m.y));
+    let colour = e.side;
+    const line = [];
+    for (const p of e.pv) {
+      if (taken.has(p.x + "," + p.y)) break;
+      taken.add(p.x + "," + p.y);
+      line.push({ x: p.x, y: p.y, colour });
+      colour = colour === "black" ? "white" : "black";
+    }
+    return line;
+  }
+
+  function drawGraph() {
+    // black's win rate (the engine's evaluations through its sigmoid) after each move
+    const svg = $("graph");
+    svg.replaceChildren();
+    const n = Math.max(game.moves.length, 1);
+    const { left, right, top, bottom } = PLOT;
+    const X = (ply) => left + (right - left) * ply / n;
+    const Y = (rate) => bottom - (bottom - top) * rate;
+    const add = (tag, attrs, text) => {
+      const el = document.createElementNS(SVG, tag);
+      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+      if (text) el.textContent = text;
+      svg.appendChild(el);
+      return el;
+    };
+    add("line", { x1: left, x2: right, y1: Y(0.5), y2: Y(0.5), class: "mid" });
+    add("text", { x: 0, y: Y(1) + 6 }, "B");
+    add("text", { x: 0, y: Y(0) }, "W");
+    add("text", { x: 0, y: Y(0.5) + 3 }, "50%");
+    const points = game.evaluations.map((e) => [X(e.ply), Y(e.black_win_rate), e]);
+    if (points.length > 1) {
+      add("polyline", { class: "line", points: points.map((p) => p[0] + "," + p[1]).join(" ") });
+    }
+    for (const [x, y, e] of points) {
+      add("circle", { cx: x, cy: y, r: 2.5, class: "dot", "data-ply": e.ply }, null)
+        .appendChild(document.createElementNS(SVG, "title")).textContent =
+          "after move " + e.ply + ": black " + Math.round(e.black_win_rate * 100) + "%";
+    }
+    add("line", { x1: X(viewed()), x2: X(viewed()), y1: top, y2: bottom, class: "now" });
+    add("text", { x: right - 40, y: 108 }, "move " + game.moves.length);
+  }
+
+  function showAnalysisView() {
+    const open = showAnalysis.checked && game !== null;
+    analysisView.hidden = !open;
+    if (!open) return;
+    drawGraph();
+    const shown = viewed();
+    $("ply").textContent = "move " + shown + " of " + game.moves.length;
+    $("first").disabled = $("prev").disabled = busy || shown === 0;
+    $("next").disabled = $("last").disabled = busy || shown === game.moves.length;
+    $("takeback").disabled = busy || shown === game.moves.length;
+    $("evaluate").disabled = busy;
+    const e = evaluationAt(shown);
+    $("pv").textContent = e
+      ? "after move " + shown + ": " + e.side + " to move, score " + e.score + ", black " +
+        Math.round(e.black_win_rate * 100) + "%, best line " + (e.pv_text || "-")
+      : "after move " + shown + ": not evaluated (press Evaluate)";
+    $("sgf").href = "/api/games/" + game.id + "/sgf";
+    $("psq").href = "/api/games/" + game.id + "/psq";
+  }
+
+  function goTo(ply) {
+    if (!game || busy) return;
+    viewPly = ply >= game.moves.length ? null : Math.max(0, ply);
+    show();
+  }
+
   // --- text -----------------------------------------------------------------------------
   function show() {
     draw();
@@ -202,6 +312,10 @@
     statusLine.className = "";
     if (!game) {
       $undo.disabled = $hint.disabled = true;
+      statusLine.textContent = busy ? "Starting a game…" : "Choose the settings and press \"New game\".";
+      analysisView.hidden = true;
+      analysisLine.hidden = true;
+      $("moves").replaceChildren();
       return;
     }
     const mine = game.moves.some((m) => m.colour === game.human);
@@ -218,6 +332,9 @@
     } else if (game.result) {
       statusLine.textContent = "The engine wins (" + game.result + ").";
       statusLine.className = "lost";
+    } else if (viewed() < game.moves.length) {
+      statusLine.textContent = "Move " + viewed() + " of " + game.moves.length +
+        " shown: \"Take back to here\" plays on from it.";
     } else {
       statusLine.textContent = "Your move (" + game.human + ")" +
         (game.rule === "renju" && game.human === "black" ? ": red crosses are fouls" : "");
@@ -229,7 +346,18 @@
         " · win rate " + Math.round(a.win_rate * 100) + "% · depth " + a.depth +
         " · " + a.nodes + " nodes · " + a.time_ms + " ms · pv " + (a.pv_text || "-");
     }
-    $("moves").textContent = game.moves.map((m, i) => (i + 1) + "." + pointName(m)).join(" ");
+    const list = $("moves");
+    list.replaceChildren();
+    game.moves.forEach((m, i) => {
+      const item = document.createElement("span");
+      item.textContent = (i + 1) + "." + pointName(m);
+      item.dataset.ply = String(i + 1);
+      item.title = "show the board after this move";
+      if (i + 1 === viewed() && viewPly !== null) item.className = "viewed";
+      list.appendChild(item);
+      list.appendChild(document.createTextNode(" "));
+    });
+    showAnalysisView();
   }
 
   function showSettings() {
@@ -248,7 +376,27 @@
   }
 
   function say(text) {
+    // a refusal or an error (red)
     message.textContent = text || "";
+    if (text) note.textContent = "";
+  }
+
+  function tell(text) {
+    // information (blue): a hint, a loaded game
+    note.textContent = text || "";
+  }
+
+  function setGame(next) {
+    // the game on the board; its id in the tab and in the address, so a link resumes it
+    game = next;
+    viewPly = null;
+    if (game) {
+      sessionStorage.setItem(STORE_KEY, game.id);
+      history.replaceState(null, "", "?game=" + encodeURIComponent(game.id));
+    } else {
+      sessionStorage.removeItem(STORE_KEY);
+      history.replaceState(null, "", location.pathname);
+    }
   }
 
   // --- actions --------------------------------------------------------------------------
@@ -256,14 +404,16 @@
     if (busy) return;
     busy = true;
     say("");
+    tell("");
     show();
     try {
       await action();
     } catch (err) {
-      say(err.message);
-      if (err.status === 404) {
-        sessionStorage.removeItem(STORE_KEY);
-        game = null;
+      if (err.status === 404 && game) {
+        say("This game is no longer on the server (" + err.message + "). Start a new one.");
+        setGame(null);
+      } else {
+        say(err.message);
       }
     } finally {
       busy = false;
@@ -274,25 +424,61 @@
 
   function newGame(event) {
     if (event) event.preventDefault();
-    const body = {
+    const body = Object.assign(settings(), { size: Number($("size").value) });
+    run(async () => {
+      hint = null;
+      setGame(null); // the previous game stays on the server (its address resumes it)
+      setGame(await api("POST", "games", body));
+    });
+  }
+
+  function settings() {
+    return {
       human: $("colour").value,
       level: Number($("level").value),
       rule: $("rule").value,
-      size: Number($("size").value),
       opening: $("opening").value,
     };
-    const previous = game;
+  }
+
+  function loadPosition() {
+    const text = $("position").value;
+    const body = Object.assign(settings(), { position: text });
+    if (!/^\s*(\(|Piskvorky)/.test(text)) body.size = Number($("size").value);
     run(async () => {
       hint = null;
-      game = null;
-      if (previous) api("DELETE", "games/" + previous.id).catch(() => {});
-      game = await api("POST", "games", body);
-      sessionStorage.setItem(STORE_KEY, game.id);
+      const loaded = await api("POST", "games", body);
+      setGame(loaded);
+      showSettings();
+      tell("Loaded " + loaded.moves.length + " moves.");
+    });
+  }
+
+  function takeBack() {
+    const ply = viewed();
+    run(async () => {
+      hint = null;
+      setGame(await api("POST", "games/" + game.id + "/takeback", { ply }));
+    });
+  }
+
+  function evaluate() {
+    const ply = viewed();
+    const keep = viewPly;
+    run(async () => {
+      game = await api("POST", "games/" + game.id + "/evaluate", { ply });
+      viewPly = keep;
     });
   }
 
   function onClick(event) {
-    if (!game || busy || game.result !== null || game.to_move !== game.human) return;
+    if (!game || busy) return;
+    if (viewed() < game.moves.length) {
+      say("Move " + viewed() + " is shown: press \"Take back to here\" to play from it, " +
+        "or >| for the game now.");
+      return;
+    }
+    if (game.result !== null || game.to_move !== game.human) return;
     const rect = canvas.getBoundingClientRect();
     const p = pointAt(event.clientX - rect.left, event.clientY - rect.top);
     if (!p) return;
@@ -314,15 +500,19 @@
   function undo() {
     run(async () => {
       hint = null;
-      game = await api("POST", "games/" + game.id + "/undo");
+      setGame(await api("POST", "games/" + game.id + "/undo"));
     });
   }
 
   function askHint() {
     run(async () => {
       const answer = await api("POST", "games/" + game.id + "/hint");
+      game = answer;
       hint = answer.hint;
-      say("Hint: " + pointName(hint) + " (" + answer.hint_analysis.score + ")");
+      const a = answer.hint_analysis;
+      const forced = /^(win|loss)/.test(a.score) ? ", " + a.score : "";
+      tell("Hint: " + pointName(hint) + " (your chances " + Math.round(a.win_rate * 100) +
+        "%" + forced + ")");
     });
   }
 
@@ -346,13 +536,16 @@
     fill("size", options.sizes.map((s) => ({ value: String(s), label: s + "×" + s })),
       options.defaults.size);
     showAnalysis.checked = localStorage.getItem("gomoku-analysis") === "1";
-    const id = sessionStorage.getItem(STORE_KEY);
+    const fromUrl = new URLSearchParams(location.search).get("game");
+    const id = fromUrl || sessionStorage.getItem(STORE_KEY);
     if (id) {
       try {
-        game = await api("GET", "games/" + id);
+        setGame(await api("GET", "games/" + encodeURIComponent(id)));
         showSettings();
       } catch (err) {
-        sessionStorage.removeItem(STORE_KEY);
+        setGame(null);
+        if (err.status === 404) say("Game " + id + " is not on the server: " + err.message);
+        else throw err;
       }
     }
     show();
@@ -368,12 +561,31 @@
     show();
   });
   window.addEventListener("resize", draw);
+  showPv.addEventListener("change", () => show());
+  $("first").addEventListener("click", () => goTo(0));
+  $("prev").addEventListener("click", () => goTo(viewed() - 1));
+  $("next").addEventListener("click", () => goTo(viewed() + 1));
+  $("last").addEventListener("click", () => goTo(Infinity));
+  $("takeback").addEventListener("click", takeBack);
+  $("evaluate").addEventListener("click", evaluate);
+  $("load").addEventListener("click", loadPosition);
+  $("moves").addEventListener("click", (event) => {
+    const ply = event.target.dataset && event.target.dataset.ply;
+    if (ply) goTo(Number(ply));
+  });
+  $("graph").addEventListener("click", (event) => {
+    if (!game) return;
+    const box = $("graph").getBoundingClientRect();
+    const at = (event.clientX - box.left) / box.width * PLOT.width;
+    goTo(Math.round((at - PLOT.left) / (PLOT.right - PLOT.left) * Math.max(game.moves.length, 1)));
+  });
 
   // for tests and scripts: where a point is drawn, and the state the page holds
   window.gomoku = {
     pixel,
     state: () => game,
     busy: () => busy,
+    shown: () => ({ ply: viewed(), pv: drawnPv }),
     ready: start().catch((err) => say("Cannot reach the server: " + err.message)),
   };
 })();
