@@ -247,14 +247,18 @@ class Trainer:
                for i in range(0, len(rows), 4096)]
         return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
 
-    def run(self, progress: Callable[[int, float], None] | None = None) -> History:
+    def run(self, progress: Callable[[int, float], None] | None = None,
+            until: int | None = None) -> History:
         """Train the remaining epochs, a checkpoint after each.
 
         :param progress: called after every step with the step's number in the epoch and
             its loss.
+        :param until: stop once this many epochs are done (None: all of them), as a run
+            that is interrupted and resumed later.
         """
         cfg = self.config
-        while self.epoch < cfg.epochs:
+        last = cfg.epochs if until is None else min(until, cfg.epochs)
+        while self.epoch < last:
             started = time.monotonic()
             order = np.random.default_rng([cfg.seed, self.epoch + 1]).permutation(
                 self.train_rows)

@@ -1,0 +1,129 @@
+"""Training the network evaluation (JAX, the ``train`` extra): a tiny synthetic set whose
+loss falls, a resumed run equal to an uninterrupted one, the export equal to the trained
+model in the engine's kernel, and clear errors that lose nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+pytest.importorskip("optax")
+
+from gomoku_engine.core.constants import Rule  # noqa: E402
+from gomoku_engine.eval import evaluate, network_tables  # noqa: E402
+from gomoku_engine.eval.network import load_network, save_network  # noqa: E402
+from gomoku_engine.game.board import Board  # noqa: E402
+from gomoku_engine.training.network_data import (  # noqa: E402
+    Dataset, build_dataset, load_dataset, position_counts, save_dataset,
+)
+from gomoku_engine.training.network_fit import TrainConfig, Trainer, TrainingError  # noqa: E402
+
+SIZE = 9
+
+
+def synthetic_games(n_games: int, seed: int) -> tuple[dict, list]:
+    """Random 9x9 games whose "teacher score" is a known function of the position (the
+    difference of the two colours' open-three-or-better points, side to move first), so
+    that a model that learns lowers its loss."""
+    rng = np.random.default_rng(seed)
+    length = 24
+    moves = np.full((n_games, length), -1, np.int16)
+    scores = []
+    board = Board(SIZE)
+    for g in range(n_games):
+        board.clear()
+        for ply in range(length):
+            if board.winner:
+                break
+            legal = [(x, y) for x in range(SIZE) for y in range(SIZE) if board.is_legal(x, y)]
+            x, y = legal[rng.integers(len(legal))]
+            tc = board.position.threat_count
+            us = board.to_move - 1
+            signal = float(tc[us, 1:].sum() - tc[1 - us, 1:].sum())
+            scores.append((g, ply, 120.0 * signal, 0))
+            moves[g, ply] = x + y * SIZE
+            board.play(x, y)
+    lengths = (moves >= 0).sum(axis=1).astype(np.int16)
+    games = {"moves": moves, "length": lengths, "opening": np.zeros(n_games, np.int8),
+             "result": rng.integers(0, 3, n_games).astype(np.int8), "size": SIZE,
+             "rule": Rule.FREESTYLE}
+    return games, [s for s in scores if s[1] < lengths[s[0]]]
+
+
+@pytest.fixture(scope="module")
+def dataset() -> Dataset:
+    games, scores = synthetic_games(60, seed=7)
+    return build_dataset(games, iter(scores))
+
+
+def config(epochs: int) -> TrainConfig:
+    return TrainConfig(width=4, hidden=4, epochs=epochs, batch=64, learning_rate=5e-3,
+                       mix=1.0, seed=3)
+
+
+def test_training_lowers_the_loss_and_a_resumed_run_reaches_the_same_weights(
+        dataset, tmp_path):
+    whole = Trainer(dataset, config(4), tmp_path / "whole")
+    history = whole.run()
+    assert history.train[-1] < history.train[0]
+    assert history.held_out[-1] < history.held_out[0]
+    # the same run stopped after two epochs, then started again from its folder
+    Trainer(dataset, config(4), tmp_path / "split").run(until=2)
+    resumed = Trainer(dataset, config(4), tmp_path / "split")
+    assert resumed.epoch == 2
+    resumed.run()
+    for name in whole.params:
+        assert np.allclose(np.asarray(whole.params[name]), np.asarray(resumed.params[name]),
+                           rtol=1e-5, atol=1e-6), name
+    assert np.allclose(resumed.history.held_out, history.held_out, rtol=1e-5)
+
+
+def test_the_exported_network_in_the_kernel_equals_the_trained_model(dataset, tmp_path):
+    """1,000 positions of random games: the engine's score with the exported (quantized)
+    weights, divided by its scale, equals the JAX model's logit within 0.01 logit
+    (the embeddings' quantization to 1/4096 and the score's rounding to an integer)."""
+    trainer = Trainer(dataset, config(2), tmp_path / "run")
+    trainer.run()
+    path = tmp_path / "net.npz"
+    save_network(path, trainer.weights())
+    weights = load_network(path, Rule.FREESTYLE)
+    tables = network_tables(weights, Rule.FREESTYLE)
+    games, _ = synthetic_games(50, seed=11)
+    board = Board(SIZE, evaluation=tables)
+    counted = 0
+    for g in range(50):
+        board.clear()
+        for cell in games["moves"][g, : games["length"][g]]:
+            if counted == 1000:
+                break
+            index, count = position_counts(board)
+            dense = np.zeros((1, 2 * 1002), np.float32)
+            dense[0, index] = count
+            model = float(trainer._eval(trainer.params, dense.reshape(1, 2, 1002))[0])
+            engine = evaluate(board.position, board.tables) / tables.net_out[1]
+            assert abs(engine - model) < 0.01
+            counted += 1
+            board.play(int(cell) % SIZE, int(cell) // SIZE)
+    assert counted >= 1000
+
+
+def test_a_checkpoint_of_another_run_is_refused_and_kept(dataset, tmp_path):
+    Trainer(dataset, config(1), tmp_path / "run").run()
+    before = (tmp_path / "run" / "checkpoint.npz").read_bytes()
+    other = TrainConfig(width=8, hidden=4, epochs=1, batch=64, mix=1.0, seed=3)
+    with pytest.raises(TrainingError, match="resume with the same options"):
+        Trainer(dataset, other, tmp_path / "run")
+    assert (tmp_path / "run" / "checkpoint.npz").read_bytes() == before
+
+
+def test_bad_data_gives_a_clear_error(dataset, tmp_path):
+    path = tmp_path / "data.npz"
+    save_dataset(path, dataset)
+    assert len(load_dataset(path)) == len(dataset)
+    (tmp_path / "junk.npz").write_bytes(b"not a dataset")
+    with pytest.raises(ValueError, match="not a training dataset"):
+        load_dataset(tmp_path / "junk.npz")
+    tiny = dataset.subset(np.flatnonzero(dataset.game % 10 != 9))  # no held-out game left
+    with pytest.raises(TrainingError, match="held-out"):
+        Trainer(tiny, config(1), tmp_path / "tiny")
