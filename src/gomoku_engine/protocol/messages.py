@@ -57,10 +57,20 @@ def iteration_line(info: SearchInfo) -> str:
             f"pv {_pv_text(info.pv)}")
 
 
+#: The words of :func:`kernel_free_line` a manager's log is searched for
+#: (:func:`is_kernel_free_line`; the referee counts such moves per engine).
+KERNEL_FREE_MARK = "kernel-free move"
+
+
 def kernel_free_line(time_ms: float) -> str:
     """The line before a move chosen without the search (its kernels were still loading
     or compiling when the move's time ran out), ``time_ms`` after the request."""
-    return f"MESSAGE kernels still loading: kernel-free move in {time_ms:.0f} ms"
+    return f"MESSAGE kernels still loading: {KERNEL_FREE_MARK} in {time_ms:.0f} ms"
+
+
+def is_kernel_free_line(line: str) -> bool:
+    """Whether an engine's output ``line`` is :func:`kernel_free_line`'s (any time)."""
+    return line.startswith("MESSAGE ") and KERNEL_FREE_MARK in line
 
 
 def multipv_line(index: int, line: SearchResult) -> str:
@@ -161,6 +171,6 @@ def parse_search_line(line: str) -> SearchLine | None:
                       int(match["nodes"]), int(match["time"]), pv)
 
 
-__all__ = ["PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines", "ignored_info_line",
-           "iteration_line", "kernel_free_line", "max_hash_size", "multipv_line",
+__all__ = ["KERNEL_FREE_MARK", "PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines",
+           "ignored_info_line", "is_kernel_free_line", "iteration_line", "kernel_free_line", "max_hash_size", "multipv_line",
            "parse_search_line", "realtime_lines", "result_line", "swap2_line"]
