@@ -23,6 +23,8 @@ import pytest
 pygomo = pytest.importorskip("pygomo", reason="pygomo-lib is a test dependency")
 from pygomo import BoardPosition, EngineClient, Move  # noqa: E402
 
+from gomoku_engine.core.constants import MATE  # noqa: E402
+
 from helpers import five_through  # noqa: E402
 
 SIZE = 15
@@ -106,6 +108,8 @@ def test_self_play_game(new_client) -> None:
         assert result.all_info, "no MESSAGE summary before the move"
         pv = result.all_info[-1].pv
         assert pv and pv[0].to_tuple() == point, f"summary PV {pv} does not start at {point}"
+        summary = result.all_info[-1]  # read with its nodes and time, as Rapfi's line is
+        assert summary.depth >= 1 and summary.nodes > 0 and summary.time_ms > 0, summary
         board[point] = colour
         if is_five(board, point) or len(board) >= MAX_STONES:
             break
@@ -120,6 +124,36 @@ def test_self_play_game(new_client) -> None:
     for client in (black, white):
         assert client.receive_raw("error", timeout=0.05) == ""
         assert client.receive_raw("output", timeout=0.05) == ""
+
+
+@pytest.mark.parametrize("score, shown", [(-163, -163), (MATE - 3, "+M3"),
+                                          (-(MATE - 18), "-M18")])
+def test_pygomo_reads_the_search_lines_figures(score, shown) -> None:
+    """The line before the move, a YXNBEST line and a show_detail iteration line, read by
+    pygomo-lib's own parser (Rapfi's form): depth, nodes, speed, time, the score (a mate
+    as Rapfi writes it, not as an even score) and the principal variation."""
+    from pygomo.protocol.gomocup import GomocupProtocol
+    from pygomo.protocol.models import MateScore
+
+    from gomoku_engine.protocol.messages import iteration_line, multipv_line, result_line
+    from gomoku_engine.search.limits import SearchInfo, SearchResult
+
+    protocol = GomocupProtocol()
+    result = SearchResult((7, 7), score, 9, 14, 52_113, 703.4, [(7, 7), (8, 8), (9, 9)])
+    info = SearchInfo(9, 14, score, 52_113, 703.4, [(7, 7), (8, 8), (9, 9)])
+    for line, rank in ((result_line(result), 1), (multipv_line(2, result), 2),
+                       (iteration_line(info), 1)):
+        read = protocol.parse_search_info(line)
+        assert (read.depth, read.sel_depth, read.nodes, read.time_ms, read.multipv) == (
+            9, 14, 52_113, 703, rank), line
+        assert read.nps == 74, line
+        assert [m.to_tuple() for m in read.pv] == [(7, 7), (8, 8), (9, 9)], line
+        value = read.eval.score()
+        if isinstance(shown, int):
+            assert value == shown, line
+        else:
+            assert isinstance(value, MateScore) and str(value) == shown.lstrip("+"), line
+            assert value.is_winning() == (score > 0)
 
 
 def test_about_start_takeback_restart(new_client) -> None:
