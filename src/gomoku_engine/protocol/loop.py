@@ -6,8 +6,9 @@ lines and acts on ``END`` and ``YXSTOP`` at once, a *command* thread runs the co
 are loaded (from numba's cache, or compiled when it is cold) in a thread of its own from
 the start (:class:`gomoku_engine.protocol.kernel_loader.KernelLoader`), and optional ones
 (the VCT solver, the genetic algorithm) as soon as ``INFO`` selects them: ``ABOUT`` is
-answered at once, ``START`` waits for them until ``START_WAIT_S`` after the manager sent it
-(the process's start, when it was already waiting in the pipe), and a move that comes
+answered at once, ``START`` waits for them until ``START_WAIT_S`` after the process's start
+when it was already waiting in the pipe, else ``START_WAIT_LATE_S`` after its arrival
+(c-gomoku-cli's tolerance), and a move that comes
 before they are ready waits only as long as its time allows
 (:mod:`gomoku_engine.protocol.move_reply`).  Nothing a command does may wait for the
 engine's build or for a new transposition table while a move waits behind it
@@ -62,6 +63,11 @@ ABOUT = (f'name="gomoku-engine", version="{__version__}", '
 #: about 1.35 s after the process starts on an idle 2-core machine, later on a busy one
 #: (docs/startup.md); a first move that comes before them pays for their loading.
 START_WAIT_S = 2.0
+#: The same for a ``START`` that arrived after the reader began (after an ``ABOUT``
+#: handshake, or a later game), from its arrival: c-gomoku-cli gives ``START`` its
+#: ``tolerance`` (1 s in the README's example) and the engine's build after the wait takes
+#: 0.1-0.4 s more, so it waits less.
+START_WAIT_LATE_S = 0.6
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
@@ -212,9 +218,10 @@ class ProtocolLoop(YixinCommands):
         # a move that comes before the kernels gets the kernel-free move (move_reply).
         # START was sent when it arrived, unless it was already waiting in the pipe when
         # the reader began (sent with the process's start, or during the imports).
-        since = self._started_at if line.early else line.arrived
+        deadline = (self._started_at + START_WAIT_S if line.early
+                    else line.arrived + START_WAIT_LATE_S)
         if self._engines.loader.wait(self._settings.kernel_groups(),
-                                     max(0.0, since + START_WAIT_S - time.perf_counter())):
+                                     max(0.0, deadline - time.perf_counter())):
             # The INFO lines a manager sent right after START (a referee writes them with
             # it, before waiting for OK) are applied first, so the engine is built with
             # their transposition-table size: resized by a later INFO max_memory, the
@@ -388,5 +395,5 @@ class ProtocolLoop(YixinCommands):
         self._ponder.after_move(game)
 
 
-__all__ = ["ABOUT", "MEMORY_RESERVE_MB", "Output", "ProtocolLoop", "Point", "START_WAIT_S",
-           "TABLE_GRACE_S", "rule_from_info"]
+__all__ = ["ABOUT", "MEMORY_RESERVE_MB", "Output", "ProtocolLoop", "Point",
+           "START_WAIT_LATE_S", "START_WAIT_S", "TABLE_GRACE_S", "rule_from_info"]
