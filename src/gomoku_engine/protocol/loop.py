@@ -143,6 +143,8 @@ class ProtocolLoop(YixinCommands):
                                   params=check_params(params or {}))
         self._game: GameState | None = None  # from START on; the engine's board follows it
         self._started_at = time.perf_counter() if started_at is None else started_at
+        #: while START applies the INFO lines that came with it: their answers wait for OK
+        self._hold_info_replies = False
         self._engines = EngineHolder(engine_factory or (lambda w, h: Engine(w, h)),
                                      self._settings, warm_up)
         self._moves = MoveReply(self.out, self._settings)
@@ -184,6 +186,8 @@ class ProtocolLoop(YixinCommands):
         if word != "INFO":
             self._flush_pending()
         handler(rest, line)
+        if word == "INFO" and not self._hold_info_replies:
+            self._flush_pending()  # a bad value is answered at once
 
     def _flush_pending(self) -> None:
         for text in self._settings.pending_lines.values():
@@ -227,11 +231,16 @@ class ProtocolLoop(YixinCommands):
             # their transposition-table size: resized by a later INFO max_memory, the
             # table (120 MiB at Gomocup's limit, 180-290 ms to write, more on a busy
             # machine) was charged to the first move (docs/startup.md).
-            for info in self._threads.take_queued("INFO"):
-                self._dispatch(info)
+            self._hold_info_replies = True  # their answers come after OK, which the
+            try:                            # manager waits for (an ERROR first is a refusal)
+                for info in self._threads.take_queued("INFO"):
+                    self._dispatch(info)
+            finally:
+                self._hold_info_replies = False
             self._held.before_ok()  # the table: the first move is asked for on OK
             self._engines.build()
         self.out.line("OK")
+        self._flush_pending()
 
     def _cmd_start(self, rest: str, line: Line) -> None:
         numbers = rest.replace(",", " ").split()
