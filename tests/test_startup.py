@@ -244,3 +244,19 @@ def test_a_cold_group_is_compiled_by_a_child_process_then_loaded(monkeypatch):
     assert loader.wait([CORE], 300)
     assert children == [[sys.executable, "-m", "gomoku_engine", "warmup", "--group", "core"]]
     assert not jit.cache_path("kernels-core.compiling").exists()  # the lock is released
+
+
+@pytest.mark.parametrize("arguments, code", [(["--help"], 0), (["-h"], 0),
+                                             (["--level", "3"], 2), (["x"], 2)])
+def test_pbrain_answers_help_and_refuses_unknown_options(arguments, code):
+    """``pbrain-gomoku-engine --help`` prints its usage; an option it does not know is
+    refused (exit status 2, on stderr), not ignored."""
+    script = ("import sys; sys.argv = ['pbrain-gomoku-engine'] + sys.argv[1:]; "
+              "from gomoku_engine.pbrain import main; main()")
+    result = subprocess.run([sys.executable, "-c", script, *arguments], input="",
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == code, result
+    if code == 0:
+        assert result.stdout.startswith("usage: pbrain-gomoku-engine")
+    else:
+        assert f"no such option {arguments[0]!r}" in result.stderr and not result.stdout
