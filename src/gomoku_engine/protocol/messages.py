@@ -17,9 +17,9 @@ forced win / loss in ``n`` plies (:func:`score_text`, Rapfi's ``operator<<(Value
 arrived, ``pv`` the principal variation in letter-number points (at most ten in the final
 line).  The lines of earlier versions (no ``n/ms`` in the final line, mates as ``win in
 N`` / ``loss in N``, ``multipv <k>`` before ``depth``) are read too.  ``YXNBEST``'s lines
-before the move add ``multipv <k>`` after the depth, as Rapfi's do (:func:`multipv_line`).  Yixin-Board's live
-marks are ``MESSAGE REALTIME`` lines (:func:`realtime_lines`); its detail lines are
-``INFO`` lines, written by :mod:`gomoku_engine.protocol.analysis`.
+before the move add ``multipv <k>`` after the depth, as Rapfi's do (:func:`multipv_line`).
+Yixin-Board's live marks are ``MESSAGE REALTIME`` lines (:func:`realtime_lines`); its
+detail lines are ``INFO`` lines, written by :mod:`gomoku_engine.protocol.analysis`.
 """
 
 from __future__ import annotations
@@ -208,5 +208,6 @@ def parse_search_line(line: str) -> SearchLine | None:
 
 
 __all__ = ["KERNEL_FREE_MARK", "PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines",
-           "ignored_info_line", "is_kernel_free_line", "iteration_line", "kernel_free_line", "max_hash_size", "multipv_line",
-           "parse_search_line", "realtime_lines", "result_line", "score_text", "swap2_line"]
+           "ignored_info_line", "is_kernel_free_line", "iteration_line", "kernel_free_line",
+           "max_hash_size", "multipv_line", "parse_search_line", "realtime_lines",
+           "result_line", "score_text", "swap2_line"]
