@@ -400,6 +400,11 @@ def test_kernel_free_moves_are_counted_per_engine_and_block_an_sprt(tmp_path):
     assert summary["engines"]["greedy"]["kernel_free"] == 0
     assert summary["kernel_free_after_first"] == 2
     assert summary["games"][0]["black_moves"]["kernel_free"] == 2
+    # `report` reads them back from the folder
+    reported = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert reported.exit_code == 0, reported.output
+    assert "blind: " in reported.output and "kernel-free 4 (2 after its first" in reported.output
+    assert "WARNING: kernel-free moves (not searched) by blind (4)" in reported.output
 
 
 def test_summary_json_is_strict_when_one_side_wins_every_game(tmp_path):

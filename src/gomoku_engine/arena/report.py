@@ -154,13 +154,39 @@ def engine_lines(results: Results) -> list[str]:
                      f"{f['kernel_free_after_first']:9d} {f['over_turn']:9d} "
                      f"{ms(f['first_move_ms_median']):>8}ms {ms(f['first_move_ms_max']):>6}ms "
                      f"{ms(f['slowest_ms']):>6}ms")
-    blind = {name: f["kernel_free"] for name, f in figures.items() if f["kernel_free"]}
-    if blind:
-        lines.append("WARNING: kernel-free moves (not searched) by "
-                     + ", ".join(f"{name} ({n})" for name, n in blind.items())
-                     + ": the result does not measure those engines' search "
-                     "(docs/startup.md)")
-    return lines
+    return lines + _kernel_free_warning({name: f["kernel_free"] for name, f in figures.items()})
+
+
+def _kernel_free_warning(counts: Mapping[str, int]) -> list[str]:
+    """A warning naming every engine with kernel-free moves (``counts``: by name), or
+    nothing."""
+    blind = {name: n for name, n in counts.items() if n}
+    if not blind:
+        return []
+    return ["WARNING: kernel-free moves (not searched) by "
+            + ", ".join(f"{name} ({n})" for name, n in blind.items())
+            + ": the result does not measure those engines' search (docs/startup.md)"]
+
+
+def saved_engine_lines(folders: Sequence[str | Path]) -> list[str]:
+    """Per engine, its kernel-free moves (all, and after its first of a game) and moves
+    over the turn summed over the ``summary.json`` of each folder (those written since the
+    runner counts them), with :func:`engine_lines`' warning; no lines without them."""
+    keys = ("moves", "kernel_free", "kernel_free_after_first", "over_turn")
+    totals: dict[str, dict[str, int]] = {}
+    for folder in folders:
+        summary = json.loads((Path(folder) / "summary.json").read_text())
+        for name, figures in summary.get("engines", {}).items():
+            row = totals.setdefault(name, dict.fromkeys(keys, 0))
+            for key in keys:
+                row[key] += figures.get(key, 0)
+    if not totals:
+        return []
+    lines = [f"{name}: {row['moves']} moves, kernel-free {row['kernel_free']} "
+             f"({row['kernel_free_after_first']} after its first of a game), over the turn "
+             f"{row['over_turn']}" for name, row in totals.items()]
+    return lines + _kernel_free_warning({name: row["kernel_free"]
+                                         for name, row in totals.items()})
 
 
 def load_results(folders: Sequence[str | Path]) -> dict[tuple[str, str], MatchResult]:
@@ -210,5 +236,5 @@ def load_results(folders: Sequence[str | Path]) -> dict[tuple[str, str], MatchRe
 
 
 __all__ = ["engine_lines", "forfeit_lines", "interval", "load_results", "move_time_lines",
-           "pair_lines",
-           "pentanomial_lines", "sprt_lines", "standing_lines"]
+           "pair_lines", "pentanomial_lines", "saved_engine_lines", "sprt_lines",
+           "standing_lines"]

@@ -213,9 +213,10 @@ def report(folders: tuple[str, ...], sprt: str | None, out: str | None) -> None:
     match, on one machine or on clusters, merge this way).
 
     Prints the tables `match` prints at its end (by pair, by pairs of games, the
-    standings and the forfeits; not the move times, which summary.json does not keep).
+    standings and the forfeits; not the move times, which summary.json does not keep),
+    and each engine's kernel-free moves where the summaries have them.
     """
-    from ..arena.report import forfeit_lines, load_results
+    from ..arena.report import forfeit_lines, load_results, saved_engine_lines
 
     try:
         results = load_results(folders)
@@ -224,7 +225,7 @@ def report(folders: tuple[str, ...], sprt: str | None, out: str | None) -> None:
     if not any(r.games for r in results.values()):
         raise click.ClickException("no games in " + ", ".join(folders))
     _echo_tables(results, _parse_sprt(sprt) if sprt else None, standings_too=len(results) > 1)
-    _echo_lines(forfeit_lines(results))
+    _echo_lines(forfeit_lines(results) + saved_engine_lines(folders))
     if out:
         from ..arena.match import save_tournament
 
