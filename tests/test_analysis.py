@@ -19,7 +19,8 @@ from gomoku_engine.core.notation import parse_moves, parse_pair
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.eval import sigmoid_scale, win_rate
 from gomoku_engine.eval.classical import learned_file
-from gomoku_engine.protocol.analysis import detail_lines, eval_text
+from gomoku_engine.protocol.analysis import detail_lines
+from gomoku_engine.protocol.messages import score_text as eval_text
 from gomoku_engine.protocol.loop import ProtocolLoop
 from gomoku_engine.protocol.messages import parse_search_line
 from gomoku_engine.search.limits import SearchInfo
@@ -29,7 +30,7 @@ from helpers import engine_with
 #: a quiet opening: nobody has a three, many moves are worth weighing
 QUIET_BLACK, QUIET_WHITE = [(7, 7), (8, 7)], [(8, 8), (6, 8)]
 QUIET_BOARD = "BOARD\n7,7,1\n8,8,2\n8,7,1\n6,8,2\nDONE\n"
-_MULTIPV = re.compile(r"MESSAGE multipv (\d+) ")
+_MULTIPV = re.compile(r"MESSAGE depth \d+-\d+ multipv (\d+) ")
 
 
 # --- win rate ------------------------------------------------------------------------------
@@ -181,8 +182,7 @@ def test_show_detail_2_lines_parse_as_the_gui_reads_them() -> None:
         points = [parse_pair(p) for p in block["BESTLINE"].split()]
         assert points and all(0 <= x < 15 and 0 <= y < 15 for x, y in points)
     # no realtime lines, and the move's own lines as at show_detail 0
-    assert not any("REALTIME" in line or line.startswith("MESSAGE depth") and " n/ms " in line
-                   for line in lines)
+    assert not any("REALTIME" in line for line in lines)
     rest = [line for line in lines if not line.startswith("INFO ")]
     assert rest[0] == "OK" and parse_search_line(rest[1]) is not None and len(rest) == 3
     assert rest[2] == blocks[-1]["BESTLINE"].split()[0]
@@ -197,8 +197,9 @@ def test_show_detail_1_writes_realtime_lines() -> None:
     for line in best:
         x, y = parse_pair(line.rsplit(" ", 1)[1])
         assert (x, y) not in QUIET_BLACK + QUIET_WHITE
-    iterations = [line for line in lines if line.startswith("MESSAGE depth") and " n/ms " in line]
-    assert len(iterations) == 4  # the per-iteration line stays with bit 1
+    iterations = [line for line in lines[:-2] if line.startswith("MESSAGE depth")]
+    assert len(iterations) == 4  # the per-iteration line stays with bit 1 (the last two
+    assert lines[-2].startswith("MESSAGE depth")  # lines: the search's line and the move)
     assert lines[-1] == best[-1].rsplit(" ", 1)[1]
 
 
@@ -234,11 +235,10 @@ def test_eval_and_detail_text() -> None:
 def _nbest_lines(lines: list[str]) -> list:
     parsed = []
     for line in lines:
-        match = _MULTIPV.match(line)
-        if match:
-            search = parse_search_line(line.replace(match.group(0), "MESSAGE ", 1))
+        if _MULTIPV.match(line):
+            search = parse_search_line(line)
             assert search is not None, line
-            parsed.append((int(match.group(1)), search))
+            parsed.append((search.multipv, search))
     return parsed
 
 

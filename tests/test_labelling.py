@@ -30,6 +30,10 @@ ENGINE_COMMAND = [sys.executable, "-m", "gomoku_engine"]
     ("MESSAGE depth 0-0 ev 0 n 0 tm 339 pv h8", (0, 0)),
     ("MESSAGE depth 5-9 ev win in 7 n 2210 tm 41 pv h8 i9 h9", (0, 1)),
     ("MESSAGE depth 3-5 ev loss in 4 n 90 n/ms 45 tm 2 pv a1 b2", (0, -1)),
+    ("MESSAGE depth 5-9 ev +M7 n 2210 n/ms 53 tm 41 pv h8 i9 h9", (0, 1)),
+    ("MESSAGE depth 3-5 ev -M4 n 90 n/ms 45 tm 2 pv a1 b2", (0, -1)),
+    ("MESSAGE depth 4-6 multipv 2 ev -35 n 900 n/ms 45 tm 20 pv a1 b2", (-35, 0)),
+    ("MESSAGE multipv 2 depth 4-6 ev -35 n 900 tm 20 pv a1 b2", (-35, 0)),
     ("MESSAGE swap2 ev 35 (white to move)", None),
     ("MESSAGE ignored INFO seed 'abc': not an integer", None),
     ("MESSAGE OptiTime 4473ms | MaxTime 4970ms", None),
@@ -183,3 +187,21 @@ def test_labels_do_not_depend_on_where_the_batches_ran(tmp_path, monkeypatch):
     assert len(here.game) > 20 and set(here.game) == set(range(7))
     for name in ("game", "ply", "score", "mate"):
         assert np.array_equal(getattr(here, name), getattr(there, name)), name
+
+
+@pytest.mark.parametrize("line", [
+    "MESSAGE depth 5-9 ev +M7 n 2210 n/ms 53 tm 41 pv h8 i9 h9",   # since the n/ms change
+    "MESSAGE depth 5-9 ev win in 7 n 2210 tm 41 pv h8 i9 h9",       # before it
+    "MESSAGE depth 5-9 multipv 3 ev +M7 n 2210 n/ms 53 tm 41 pv h8 i9 h9",
+    "MESSAGE multipv 3 depth 5-9 ev win in 7 n 2210 tm 41 pv h8 i9 h9",
+])
+def test_the_search_line_parser_reads_the_old_and_the_new_form(line):
+    from gomoku_engine.core.constants import MATE
+    from gomoku_engine.protocol.messages import parse_search_line
+
+    read = parse_search_line(line)
+    assert read is not None
+    assert (read.depth, read.seldepth, read.score, read.nodes, read.time_ms) == (
+        5, 9, MATE - 7, 2210, 41)
+    assert read.pv == [(7, 7), (8, 8), (7, 8)]
+    assert read.multipv == (3 if "multipv" in line else 1)

@@ -363,3 +363,97 @@ def test_levels_and_info_caps_limit_the_search(command, info, depth):
             assert int(summary[2].split("-")[0]) >= 2, messages
     finally:
         engine.close()
+
+
+# --- what a match reports of its moves; reused engines; logs ---------------------------------
+KERNEL_FREE = "MESSAGE kernels still loading: kernel-free move in 3 ms"
+
+
+def test_kernel_free_moves_are_counted_per_engine_and_block_an_sprt(tmp_path):
+    """An engine's kernel-free lines are counted per engine (all, and after its first move
+    of a game), printed with a warning, written to summary.json (strict JSON: every game
+    won by one side makes the Elo interval infinite) and keep the SPRT from deciding."""
+    from gomoku_engine.arena.report import engine_lines, sprt_lines
+    from gomoku_engine.arena.stats import Sprt
+
+    blind = random_brain("--seed", "3", "--chatter", KERNEL_FREE, "--chatter-moves", "2")
+    engines = [EngineSpec("blind", tuple(blind)), EngineSpec("greedy", tuple(GREEDY))]
+    test = Sprt(elo0=0, elo1=10, min_games=2)
+    results = run_round_robin(engines, [[(7, 7)]], games=2, sprt=test,
+                              clock=Clock(turn_ms=300, startup_ms=5000), max_moves=40)
+    result = results[(0, 1)]
+    blind_moves = result.engine_moves(True)
+    assert sum(m.kernel_free for m, _ in blind_moves) == 4  # two per game
+    assert result.kernel_free_after_first() == 2
+    assert not any(m.kernel_free for m, _ in result.engine_moves(False))
+    assert result.sprt is None
+    assert "no decision: 2 kernel-free moves" in sprt_lines(results, test)[0]
+    lines = engine_lines(results)
+    row = next(line for line in lines if line.strip().startswith("blind"))
+    assert row.split()[1:4] == [str(len(blind_moves)), "4", "2"]
+    assert lines[-1].startswith("WARNING: kernel-free moves (not searched) by blind (4)")
+    save_tournament(results, tmp_path, 15)
+    text = (tmp_path / "summary.json").read_text()
+    summary = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in summary.json"))
+    assert summary["engines"]["blind"]["kernel_free"] == 4
+    assert summary["engines"]["blind"]["kernel_free_after_first"] == 2
+    assert summary["engines"]["greedy"]["kernel_free"] == 0
+    assert summary["kernel_free_after_first"] == 2
+    assert summary["games"][0]["black_moves"]["kernel_free"] == 2
+    # `report` reads them back from the folder
+    reported = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert reported.exit_code == 0, reported.output
+    assert "blind: " in reported.output and "kernel-free 4 (2 after its first" in reported.output
+    assert "WARNING: kernel-free moves (not searched) by blind (4)" in reported.output
+
+
+def test_summary_json_is_strict_when_one_side_wins_every_game(tmp_path):
+    engines = [EngineSpec("greedy", tuple(GREEDY)), EngineSpec("random", tuple(RANDOM9))]
+    results = run_round_robin(engines, [[(7, 7)]], games=2,
+                              clock=Clock(turn_ms=300, startup_ms=5000), max_moves=80)
+    assert results[(0, 1)].score() == (2, 0, 0)
+    save_tournament(results, tmp_path, 15)
+    summary = json.loads((tmp_path / "summary.json").read_text(),
+                         parse_constant=lambda c: pytest.fail(f"{c} in summary.json"))
+    assert summary["elo_high"] is None and summary["wins"] == 2
+
+
+def _pids(log_dir: Path, name: str) -> list[str]:
+    """The process ids an engine named ``name`` reported in its logs, game by game."""
+    pids = []
+    for log in sorted(log_dir.glob(f"game_*_{name}.log")):
+        found = re.findall(r"< MESSAGE pid (\d+)", log.read_text())
+        assert len(found) == 1, log
+        pids.append(found[0])
+    return pids
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_reused_engines_keep_one_process_and_every_game_is_logged(tmp_path, reuse):
+    """With reuse each engine runs in one process for all its games (START again each
+    game); without, a process per game.  Each game's I/O is logged per engine, timed."""
+    engines = [EngineSpec("a", tuple(random_brain("--seed", "1", "--say-pid"))),
+               EngineSpec("b", tuple(random_brain("--seed", "2", "--say-pid")))]
+    results = run_round_robin(engines, [[(7, 7)], [(6, 6)]], games=4, max_moves=10,
+                              clock=Clock(turn_ms=300, startup_ms=5000),
+                              reuse_engines=reuse, log_dir=str(tmp_path))
+    assert all(r.reason == "move limit" for _, _, r in results[(0, 1)].games)
+    for name in ("a", "b"):
+        pids = _pids(tmp_path, name)
+        assert len(pids) == 4
+        assert len(set(pids)) == (1 if reuse else 4)
+    first = (tmp_path / "game_001_black_a.log").read_text().splitlines()
+    assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3} +\d+\.\d{3} > START 15", first[0])
+    assert any(line.endswith("< OK") for line in first)
+
+
+def test_a_reused_engine_is_replaced_after_it_crashes(tmp_path):
+    crash = random_brain("--on-move", "crash", "--say-pid")
+    engines = [EngineSpec("random", tuple(random_brain("--say-pid"))),
+               EngineSpec("crash", tuple(crash))]
+    results = run_round_robin(engines, [[(7, 7)]], games=4, reuse_engines=True,
+                              clock=Clock(turn_ms=300, startup_ms=5000),
+                              log_dir=str(tmp_path))
+    assert results[(0, 1)].score() == (4, 0, 0)
+    assert len(set(_pids(tmp_path, "crash"))) == 4
+    assert len(set(_pids(tmp_path, "random"))) == 1

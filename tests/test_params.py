@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import math
+import os
+import select
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -120,9 +123,30 @@ def test_info_param_sets_a_tunable_and_answers_error_for_bad_ones():
     assert engine.params["futility_margin"] == 1200
     assert engine.params["breadth"] == TUNABLE["breadth"].default
     errors = [line for line in lines if line.startswith("ERROR")]
-    assert len(errors) == 3, lines  # each held until the next command
+    assert len(errors) == 3, lines
     assert "unknown parameter 'no_such_thing'" in errors[0]
     assert "breadth 999" in errors[1] and "razor_margin" in errors[2]
+
+
+def test_a_bad_info_line_is_answered_at_once():
+    """An ERROR for a bad INFO line comes without waiting for the next command (a manager
+    or a person at a terminal sees it when it is sent)."""
+    read_end, write_end = os.pipe()
+    out_read, out_write = os.pipe()
+    loop = ProtocolLoop(os.fdopen(read_end, "rb", buffering=0),
+                        os.fdopen(out_write, "wb", buffering=0), warm_up=False)
+    runner = threading.Thread(target=loop.run, daemon=True)
+    runner.start()
+    replies = os.fdopen(out_read, "rb")
+    with os.fdopen(write_end, "wb", buffering=0) as commands:
+        commands.write(b"START 15\n")
+        assert replies.readline() == b"OK\n"
+        commands.write(b"INFO param no_such_thing 3\n")
+        ready, _, _ = select.select([replies], [], [], 30)  # nothing else is sent meanwhile
+        assert ready, "no answer to the bad INFO line"
+        assert replies.readline().startswith(b"ERROR INFO param no_such_thing 3")
+        commands.write(b"END\n")
+    runner.join(30)
 
 
 def test_a_good_value_takes_back_the_error_of_the_same_name_only():

@@ -25,6 +25,7 @@ from gomoku_engine.kernels import warmup
 from gomoku_engine.protocol import kernel_loader
 from gomoku_engine.protocol import loop as loop_module
 from gomoku_engine.protocol.loop import MEMORY_RESERVE_MB, TABLE_GRACE_S, ProtocolLoop
+from gomoku_engine.protocol.held_settings import TABLE_IDLE_MIN_TURN_MS
 
 #: how long the slow parts take, s: far above the moves' own times asserted below
 SLOW_S = 1.0
@@ -120,10 +121,11 @@ def test_the_first_move_after_info_max_memory_does_not_pay_for_the_table(slow_ta
     after it, at the next idle point.  (Resized at the INFO line, the move took SLOW_S
     more: 123-292 ms with a real 120 MiB table.)"""
     pipes = slow_table
-    pipes.send("START 15\n")
+    pipes.send("START 15\nINFO max_depth 2\n")
     assert pipes.reply(0)[1] == "OK"  # the engine is built with its own table (1 MiB)
     mark = len(pipes.lines)
-    sent = pipes.send(f"INFO timeout_turn 300\nINFO max_memory {300 << 20}\nTURN 7,7\n")
+    sent = pipes.send(f"INFO timeout_turn {TABLE_IDLE_MIN_TURN_MS}\nINFO max_memory {300 << 20}"
+                      "\nTURN 7,7\n")
     answered, move = pipes.reply(mark)
     assert re.fullmatch(r"\d+,\d+", move), pipes.lines
     assert answered - sent < 0.6 * SLOW_S, pipes.lines  # the turn, not the table
@@ -132,6 +134,25 @@ def test_the_first_move_after_info_max_memory_does_not_pay_for_the_table(slow_ta
     done, mib = pipes.resized[0]
     assert done > answered and mib == 300 - MEMORY_RESERVE_MB
     assert pipes.loop._engines.engine.hash_mb == mib
+
+
+def test_at_short_turns_a_larger_table_waits_for_the_next_start(slow_table):
+    """At a turn under TABLE_IDLE_MIN_TURN_MS the opponent's move comes back before the
+    write would end: a larger table is not written at an idle point in the game but before
+    the next START's OK."""
+    pipes = slow_table
+    pipes.send("START 15\nINFO max_depth 2\n")
+    assert pipes.reply(0)[1] == "OK"
+    mark = len(pipes.lines)
+    pipes.send(f"INFO timeout_turn 200\nINFO max_memory {300 << 20}\nTURN 7,7\n")
+    pipes.reply(mark)
+    time.sleep(TABLE_GRACE_S + 0.3)  # idle: long past the grace
+    assert pipes.resized == [] and pipes.loop._engines.engine.hash_mb == 1
+    mark = len(pipes.lines)
+    pipes.send("START 15\n")
+    ok_at, ok = pipes.reply(mark)
+    assert ok == "OK" and [mib for _, mib in pipes.resized] == [300 - MEMORY_RESERVE_MB]
+    assert pipes.resized[0][0] <= ok_at
 
 
 def test_a_table_asked_for_alone_is_written_at_once(slow_table):

@@ -230,6 +230,7 @@ class Tracker:
     played: Point | None = None  # the point of the last PLAY
     swap2_given: int = 0  # stones in the last valid SWAP2BOARD
     rule_sent: bool = False  # an INFO rule came, whose refusal may precede a reply
+    param_sent: bool = False  # an INFO param came (its name and value are not judged here)
     ended: bool = False  # after END nothing is run
 
     # commands
@@ -284,6 +285,9 @@ class Tracker:
         elif word == "INFO" and rest.lower().startswith("rule"):
             self.rule_sent = True
             self.pending = None  # INFO gets no reply
+        elif word == "INFO" and rest.lower().startswith("param"):
+            self.param_sent = True
+            self.pending = None  # an ERROR at most, at once
         # INFO, ABOUT, YXSTOP, STOP, YXSHOWINFO, YXHASHCLEAR, YXBLOCKRESET and unknown
         # words: no change
 
@@ -362,8 +366,10 @@ class Tracker:
         """Account for a matched reply line (never called for MESSAGE lines)."""
         command, valid = self.pending, self.valid
         if line.startswith("ERROR rule ") and self.rule_sent:
-            self.rule_sent = False  # a refused INFO rule, held until this command
+            self.rule_sent = False  # a refused INFO rule (after OK when it came with START)
             return
+        if line.startswith("ERROR INFO param ") and self.param_sent:
+            return  # a refused INFO param, answered at once
         if line.startswith("ERROR"):
             if command is not None and valid:
                 raise TrackError(f"ERROR for {command}, which the test judged valid")

@@ -23,6 +23,8 @@ import pytest
 pygomo = pytest.importorskip("pygomo", reason="pygomo-lib is a test dependency")
 from pygomo import BoardPosition, EngineClient, Move  # noqa: E402
 
+from gomoku_engine.core.constants import MATE  # noqa: E402
+
 from helpers import five_through  # noqa: E402
 
 SIZE = 15
@@ -65,14 +67,18 @@ def new_client(tmp_path: Path):
     assert all(code == 0 for code in codes), f"exit codes after END: {codes}"
 
 
-def wait_until_warm(client: EngineClient) -> None:
-    """Return once the engine has compiled or loaded its kernels, with an empty board.
+def wait_until_warm(client: EngineClient, turn_ms: int) -> None:
+    """Return once the engine has compiled or loaded its kernels, with an empty board, and
+    set its turn to ``turn_ms``.
 
-    BEGIN on an empty board needs no search, but it waits for the warm-up.
+    BEGIN on an empty board needs no search, but with a long turn it waits for the
+    kernels (a short one gets the kernel-free move while they load, on a busy machine).
     """
-    result = client.begin(timeout=FIRST_MOVE_TIMEOUT)
+    client.execute("INFO", "timeout_turn", FIRST_MOVE_TIMEOUT * 1000)
+    result = client.begin(timeout=FIRST_MOVE_TIMEOUT + MOVE_TIMEOUT)
     assert result is not None and result.move.to_tuple() == (SIZE // 2, SIZE // 2)
     assert client.restart(timeout=MOVE_TIMEOUT) is True
+    client.execute("INFO", "timeout_turn", turn_ms)  # lowercase key, as Piskvork sends
 
 
 def is_five(board: dict[Point, int], point: Point) -> bool:
@@ -90,8 +96,7 @@ def test_self_play_game(new_client) -> None:
     black, white = new_client(), new_client()
     for client in (black, white):
         assert client.start(SIZE, timeout=START_TIMEOUT) is True
-        client.execute("INFO", "timeout_turn", 200)  # lowercase key, as Piskvork sends
-        wait_until_warm(client)  # so that every move below is timed fairly
+        wait_until_warm(client, 200)  # so that every move below is timed fairly
     board: dict[Point, int] = {}
     players = {1: black, 2: white}
     colour = 1
@@ -106,6 +111,9 @@ def test_self_play_game(new_client) -> None:
         assert result.all_info, "no MESSAGE summary before the move"
         pv = result.all_info[-1].pv
         assert pv and pv[0].to_tuple() == point, f"summary PV {pv} does not start at {point}"
+        summary = result.all_info[-1]  # read with its nodes and time, as Rapfi's line is
+        if board:  # (the first stone, on an empty board, is the centre without a search)
+            assert summary.depth >= 1 and summary.nodes > 0 and summary.time_ms > 0, summary
         board[point] = colour
         if is_five(board, point) or len(board) >= MAX_STONES:
             break
@@ -120,6 +128,36 @@ def test_self_play_game(new_client) -> None:
     for client in (black, white):
         assert client.receive_raw("error", timeout=0.05) == ""
         assert client.receive_raw("output", timeout=0.05) == ""
+
+
+@pytest.mark.parametrize("score, shown", [(-163, -163), (MATE - 3, "+M3"),
+                                          (-(MATE - 18), "-M18")])
+def test_pygomo_reads_the_search_lines_figures(score, shown) -> None:
+    """The line before the move, a YXNBEST line and a show_detail iteration line, read by
+    pygomo-lib's own parser (Rapfi's form): depth, nodes, speed, time, the score (a mate
+    as Rapfi writes it, not as an even score) and the principal variation."""
+    from pygomo.protocol.gomocup import GomocupProtocol
+    from pygomo.protocol.models import MateScore
+
+    from gomoku_engine.protocol.messages import iteration_line, multipv_line, result_line
+    from gomoku_engine.search.limits import SearchInfo, SearchResult
+
+    protocol = GomocupProtocol()
+    result = SearchResult((7, 7), score, 9, 14, 52_113, 703.4, [(7, 7), (8, 8), (9, 9)])
+    info = SearchInfo(9, 14, score, 52_113, 703.4, [(7, 7), (8, 8), (9, 9)])
+    for line, rank in ((result_line(result), 1), (multipv_line(2, result), 2),
+                       (iteration_line(info), 1)):
+        read = protocol.parse_search_info(line)
+        assert (read.depth, read.sel_depth, read.nodes, read.time_ms, read.multipv) == (
+            9, 14, 52_113, 703, rank), line
+        assert read.nps == 74, line
+        assert [m.to_tuple() for m in read.pv] == [(7, 7), (8, 8), (9, 9)], line
+        value = read.eval.score()
+        if isinstance(shown, int):
+            assert value == shown, line
+        else:
+            assert isinstance(value, MateScore) and str(value) == shown.lstrip("+"), line
+            assert value.is_winning() == (score > 0)
 
 
 def test_about_start_takeback_restart(new_client) -> None:

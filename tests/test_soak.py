@@ -9,7 +9,7 @@ import json
 from click.testing import CliRunner
 
 from gomoku_engine.arena.shards import in_shard, parse_shard, read_records
-from gomoku_engine.arena.soak import percentile, plan_soak, soak_summary
+from gomoku_engine.arena.soak import percentile, plan_soak, soak_summary, summary_lines
 from gomoku_engine.cli import main
 
 from helpers import random_brain
@@ -51,6 +51,19 @@ def test_summary_counts_first_moves_apart_and_takes_percentiles_per_setting():
     renju = s["settings"]["renju 15x15"]
     assert (renju["moves"], renju["p99_ms"], renju["slowest_ms"]) == (199, 100.0, 250.0)
     assert percentile([5, 1, 4, 2, 3], 50) == 3 and percentile([], 99) == 0.0
+    assert s["kernel_free"] == 0 and s["first_kernel_free"] == 0  # three-item moves
+
+
+def test_summary_counts_kernel_free_moves_and_warns():
+    moves = [[1, 900, True, True], [2, 150, True, False], [1, 180, False, True],
+             [2, 150, False, False], [1, 150, False, False]]
+    entry = {"game": 0, "rule": "freestyle", "size": 15, "threads": 1, "turn_ms": 200,
+             "forfeit": None, "crash": False, "illegal": False, "moves": moves}
+    s = soak_summary([entry])
+    assert (s["kernel_free"], s["first_kernel_free"]) == (1, 1)
+    lines = summary_lines([entry])
+    assert lines[3] == "kernel-free moves (not searched): 1 after each side's first, 1 first moves"
+    assert lines[4].startswith("WARNING: kernel-free moves were played")
 
 
 def test_soak_of_two_games_sharded_and_resumed(tmp_path):

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from gomoku_engine.cli import main
 from gomoku_engine.kernels import CORE, GA, VCT, kernel_groups, warmup
 from gomoku_engine.core.combinations import class_tables
 from gomoku_engine.eval.classical import _base_tables, combination_tables
-from gomoku_engine.protocol.loop import START_WAIT_S, ProtocolLoop
+from gomoku_engine.protocol.loop import START_WAIT_LATE_S, START_WAIT_S, ProtocolLoop
 
 #: A protocol game in a fresh interpreter with the imports of ``pbrain-gomoku-engine``
 #: (gomoku_engine.pbrain, then the loop); prints which modules and kernels it loaded.
@@ -44,6 +45,7 @@ print(json.dumps({
     "vct": len(threats._vct_root.signatures),
     "ga": None if ga is None else len(ga.ga_search.signatures),
     "collectable": len(gc.get_objects()),
+    "scipy.linalg": "scipy.linalg" in sys.modules,
 }))
 """
 
@@ -62,6 +64,20 @@ def test_a_default_game_imports_no_cli_match_runner_or_ga_and_loads_no_vct():
         assert module not in seen["modules"], module
     assert seen["vcf"] == 1  # the default root VCF was loaded ...
     assert seen["vct"] == 0 and seen["ga"] is None  # ... the optional kernels were not
+    # numba's probe for scipy's BLAS (an import of scipy.linalg, 0.2-0.4 s) was skipped
+    assert not seen["scipy.linalg"]
+
+
+def test_skipping_the_blas_probe_leaves_scipy_importable():
+    """:func:`jit.skip_blas_probe` blocks scipy's BLAS only while numba's numpy support is
+    imported, in a fresh interpreter: the first call skips the probe, the second finds
+    that support imported, and scipy's BLAS module is not left blocked."""
+    script = ("import sys; from gomoku_engine.core import jit; "
+              "print(jit.skip_blas_probe(), jit.skip_blas_probe(), "
+              "sys.modules.get('scipy.linalg.cython_blas', 'absent'))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120, check=True)
+    assert result.stdout.split() == ["True", "False", "absent"]
 
 
 def test_the_loaded_kernels_are_left_out_of_the_garbage_collector():
@@ -119,6 +135,33 @@ def test_start_answers_at_its_deadline_and_the_move_waits_for_the_kernels(monkey
     lines = out.getvalue().decode().splitlines()
     assert released == [True], "START waited for the kernels past its deadline"
     assert lines[0] == "OK" and lines[2] == "7,7" and lines[-1].count(",") == 1
+
+
+def test_a_start_after_about_waits_less_for_the_kernels(monkeypatch):
+    """A START that arrives after the reader began (c-gomoku-cli's, after ABOUT) waits
+    for the kernels at most START_WAIT_LATE_S from its arrival, not START_WAIT_S: its
+    manager's tolerance may be 1 s."""
+    out = _Replies()
+
+    def slow_warmup(groups):
+        out.ok.wait(120)  # loads only once OK is out
+        return warmup(groups)
+
+    monkeypatch.setattr(kernel_loader, "warmup", slow_warmup)
+    read_end, write_end = os.pipe()
+    loop = ProtocolLoop(os.fdopen(read_end, "rb", buffering=0), out)
+    runner = threading.Thread(target=loop.run, daemon=True)
+    runner.start()
+    with os.fdopen(write_end, "wb", buffering=0) as commands:
+        commands.write(b"ABOUT\n")
+        time.sleep(0.3)
+        sent = time.perf_counter()
+        commands.write(b"START 15\n")
+        assert out.ok.wait(30)
+        waited = time.perf_counter() - sent
+        commands.write(b"END\n")
+    runner.join(60)
+    assert START_WAIT_LATE_S - 0.05 <= waited < START_WAIT_S, waited
 
 
 def test_warmup_compiles_what_it_is_asked_with_a_line_per_group():
@@ -201,3 +244,19 @@ def test_a_cold_group_is_compiled_by_a_child_process_then_loaded(monkeypatch):
     assert loader.wait([CORE], 300)
     assert children == [[sys.executable, "-m", "gomoku_engine", "warmup", "--group", "core"]]
     assert not jit.cache_path("kernels-core.compiling").exists()  # the lock is released
+
+
+@pytest.mark.parametrize("arguments, code", [(["--help"], 0), (["-h"], 0),
+                                             (["--level", "3"], 2), (["x"], 2)])
+def test_pbrain_answers_help_and_refuses_unknown_options(arguments, code):
+    """``pbrain-gomoku-engine --help`` prints its usage; an option it does not know is
+    refused (exit status 2, on stderr), not ignored."""
+    script = ("import sys; sys.argv = ['pbrain-gomoku-engine'] + sys.argv[1:]; "
+              "from gomoku_engine.pbrain import main; main()")
+    result = subprocess.run([sys.executable, "-c", script, *arguments], input="",
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == code, result
+    if code == 0:
+        assert result.stdout.startswith("usage: pbrain-gomoku-engine")
+    else:
+        assert f"no such option {arguments[0]!r}" in result.stderr and not result.stdout

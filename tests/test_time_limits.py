@@ -75,8 +75,8 @@ def test_moves_end_within_the_turn(live):
 
 def test_moves_end_within_a_share_of_the_match_time_left(live):
     """With 2 s left of a 100 s game and a 30 s turn, the engine's cap is a seventh of the
-    time left less the clock's 500 ms reserve (214 ms; search/timeman.py); the manager's
-    limit would be the whole 2 s."""
+    time left less the clock's reserve (5 s here, more than is left: the least budget,
+    search/timeman.py); the manager's limit would be the whole 2 s."""
     engine = started(live, "INFO timeout_turn 30000", "INFO timeout_match 100000")
     moves = timed_moves(engine, [f"INFO time_left 2000\n{board}" for board in BOARDS])
     times = [tm for _, tm in moves]

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gomoku_engine.search.timeman import (FAST_MOVE_MS, FAST_SOFT_MS, MATCH_SPACE,
-                                          MIN_HARD_MS, MOVES_TO_GO_MIN, SOFT_SHARE,
+                                          MAX_PER_OPTIMUM, MIN_HARD_MS, MOVES_TO_GO_MIN, SOFT_SHARE,
                                           TURN_SOFT_SHARE, UNLIMITED,
                                           TimeControl, moves_to_go)
 
@@ -86,13 +86,16 @@ def test_moves_to_go_shrink_from_rapfis_22_to_a_floor():
 @pytest.mark.parametrize("use", list(USES), ids=list(USES))
 def test_a_long_game_never_runs_out_and_keeps_a_small_reserve(use):
     """60 moves of ours on a 30 s clock with a 5 s turn: no move's hard budget passes the
-    turn less its margin or the time left, and the clock ends with a small reserve (the
-    margin of 500 ms kept back, less what the last moves took from it), whether every move
-    takes its soft budget, twice it, or its hard budget."""
+    turn less its margin or the time left less the reserve (3 s: a tenth), and the clock
+    ends with about that reserve, whether every move takes its soft budget, twice it, or
+    its hard budget; a move that stalls a second past its hard budget at any point still
+    leaves at least 2 s."""
     clock = TimeControl(turn_ms=5000, match_ms=30_000)
+    assert clock.reserve() == 3000
     seen = play(clock, 60, USES[use])
-    assert all(hard <= 4500 and hard < left for _, hard, left in seen)
-    assert 0 < clock.left_ms <= 0.05 * 30_000, clock.left_ms
+    assert all(hard <= 4500 and hard <= max(MIN_HARD_MS, left - 3000) for _, hard, left in seen)
+    assert all(left - hard - 1000 >= 2000 - 60 * MIN_HARD_MS for _, hard, left in seen)
+    assert 3000 - 60 * MIN_HARD_MS <= clock.left_ms <= 3000 + 0.05 * 30_000, clock.left_ms
 
 
 @pytest.mark.parametrize("moves", [20, 25, 30])
@@ -108,11 +111,16 @@ def test_a_game_of_usual_length_uses_most_of_the_clock(moves):
 
 
 def test_the_opening_gets_rapfis_share_of_the_clock():
-    """The first moves get the time left over MATCH_SPACE (22) moves as the soft budget,
-    and at most the time left over 7 (Rapfi's MatchSpaceMin) as the hard one."""
-    soft, hard = TimeControl(turn_ms=30_000, match_ms=30_000, left_ms=30_000).budget(4)
-    assert soft == pytest.approx((30_000 - 500) / 22)
-    assert hard == pytest.approx((30_000 - 500) / 7)
+    """The first moves get the time left less the reserve over MATCH_SPACE (22) moves as
+    the soft budget, and as the hard one at most twice that (MAX_PER_OPTIMUM), below the
+    time left over 7 (Rapfi's MatchSpaceMin): 2.45 s of a 30 s clock, not 4.2 s.  Later,
+    with fewer moves to go, Rapfi's bound is the one that holds."""
+    clock = TimeControl(turn_ms=30_000, match_ms=30_000, left_ms=30_000)
+    soft, hard = clock.budget(4)
+    assert soft == pytest.approx((30_000 - 3000) / 22)
+    assert hard == pytest.approx(MAX_PER_OPTIMUM * soft) and hard < (30_000 - 3000) / 7
+    clock.left_ms = 20_000
+    assert clock.budget(50)[1] == pytest.approx((20_000 - 3000) / 7)
 
 
 def test_the_turn_limit_caps_a_match_clock():
@@ -124,12 +132,12 @@ def test_increment_is_spent_and_never_before_it_arrives():
     """``time_increment``: each move may spend about one increment more (optimum and
     maximum), but never more than the time left less the reserve, since the increment
     comes after the move.  Over a long game the clock holds."""
-    plain = TimeControl(turn_ms=30_000, match_ms=100_000, left_ms=8000)
-    fischer = TimeControl(turn_ms=30_000, match_ms=100_000, left_ms=8000, increment_ms=1000)
+    plain = TimeControl(turn_ms=30_000, match_ms=100_000, left_ms=13_000)
+    fischer = TimeControl(turn_ms=30_000, match_ms=100_000, left_ms=13_000, increment_ms=1000)
     (soft0, hard0), (soft1, hard1) = plain.budget(40), fischer.budget(40)
     assert soft1 == pytest.approx(soft0 + 1000) and hard1 == pytest.approx(hard0 + 1000)
-    tiny = TimeControl(turn_ms=30_000, match_ms=100_000, left_ms=600, increment_ms=5000)
-    assert tiny.budget(20)[1] <= 600 - 500  # the left less the margin, whatever the increment
+    tiny = TimeControl(turn_ms=30_000, match_ms=100_000, left_ms=5600, increment_ms=5000)
+    assert tiny.budget(20)[1] <= 600  # the left less the reserve, whatever the increment
     clock = TimeControl(turn_ms=5000, match_ms=30_000, increment_ms=1000)
     seen = play(clock, 80, USES["hard"])
     assert all(hard < left for _, hard, left in seen)
@@ -157,7 +165,7 @@ def test_budgets_stay_within_the_limits(turn, match, left, increment, ply):
     if turn > 0:
         assert hard <= max(MIN_HARD_MS, turn - clock.margin(turn))
     if clock.match_limited() and turn > 0:
-        assert hard <= max(MIN_HARD_MS, left - clock.margin(match))
+        assert hard <= max(MIN_HARD_MS, left - clock.reserve())
 
 
 def test_the_clock_is_charged_with_the_increment():

@@ -19,7 +19,7 @@ pytest.importorskip("nevergrad")
 
 from gomoku_engine.arena.spsa import Spsa  # noqa: E402
 from gomoku_engine.arena.tune import (  # noqa: E402
-    TuneError, TuneSettings, load_state, new_state, resume_or_start, run_tune,
+    TuneError, TuneSettings, load_state, move_totals, new_state, resume_or_start, run_tune,
 )
 from gomoku_engine.arena.match import load_openings  # noqa: E402
 from gomoku_engine.cli import main  # noqa: E402
@@ -149,6 +149,11 @@ class Interrupt(Exception):
 def test_an_interrupted_run_resumes_to_the_same_result(openings, tmp_path):
     opening_list = load_openings(openings, 15)
     whole = run_tune(new_state(_settings(32)), opening_list, tmp_path / "whole", concurrency=2)
+    # every iteration kept each engine's move figures; the run's totals add them up
+    totals = move_totals(whole)
+    assert set(totals) == {"theta+", "theta-", "opponent"}
+    assert totals["theta+"]["moves"] == sum(i.moves["theta+"]["moves"] for i in whole.history)
+    assert totals["opponent"]["kernel_free"] == 0  # the fake engines write no such line
 
     games = 0
 

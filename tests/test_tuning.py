@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -124,6 +126,14 @@ def test_pipeline_end_to_end(tmp_path):
     assert data["moves"].shape[0] == 12 and set(data["result"]) <= {0, 1, 2}
     out = runner.invoke(main, ["fit", str(games), "--l2", "0.01", "--out", str(fitted)])
     assert out.exit_code == 0, out.output
+    # without --out or --install nothing is written, the engine's own table least of all
+    from gomoku_engine.eval.classical import learned_file
+
+    installed = Path(learned_file(Rule.FREESTYLE))
+    before = installed.stat().st_mtime_ns if installed.exists() else None
+    refused = runner.invoke(main, ["fit", str(games), "--l2", "0.01"])
+    assert refused.exit_code == 2 and "--install" in refused.output, refused.output
+    assert (installed.stat().st_mtime_ns if installed.exists() else None) == before
     with np.load(fitted) as table:
         assert table["values"].shape == (N_CANON,) and table["values"].dtype == np.int32
         assert int(table["rule"]) == Rule.FREESTYLE

@@ -18,7 +18,7 @@ from pathlib import Path
 import numba
 
 from .core.constants import Rule
-from .core.jit import cache_path
+from .core.jit import cache_path, skip_blas_probe
 from .core.patterns import line_table
 from .engine import DEFAULT_ALGORITHM, Engine
 from .eval import evaluate
@@ -145,6 +145,8 @@ def warmup(groups: Iterable[str] = (CORE,), all_rules: bool = False,
             raise ValueError(f"unknown kernel group {group!r}: expected one of "
                              + ", ".join(KERNEL_GROUPS))
         started = time.perf_counter()
+        if is_compiled(group):
+            skip_blas_probe()  # loads only: numba's probe of scipy would cost 0.2-0.4 s
         _WARM[group]()
         _stamp(group)
         if on_group is not None:

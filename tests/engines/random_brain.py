@@ -12,10 +12,15 @@ Plays a random empty point next to the stones (the centre on an empty board).  O
 * ``--on-move crash|hang|say:TEXT``: instead of a move, exit with status 3, sleep for a
   minute, or print TEXT (broken engines);
 * ``--ignore-eof``: at the end of its input, sleep on instead of exiting (an engine whose
-  manager died, still thinking).
+  manager died, still thinking);
+* ``--chatter TEXT`` with ``--chatter-moves K``: write the line TEXT before each of its
+  first K moves of every game (an engine's MESSAGE lines);
+* ``--say-pid``: after its answer to START, write ``MESSAGE pid <its process id>`` (to
+  tell processes apart in a manager's log).
 """
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -32,14 +37,21 @@ def main() -> None:
     parser.add_argument("--start-reply", default="OK")
     parser.add_argument("--on-move", default=None)
     parser.add_argument("--ignore-eof", action="store_true")
+    parser.add_argument("--chatter", default="")
+    parser.add_argument("--chatter-moves", type=int, default=0)
+    parser.add_argument("--say-pid", action="store_true")
     args = parser.parse_args()
     script = [tuple(int(v) for v in p.split(",")) for p in args.moves.split()]
     rng = random.Random(args.seed)
     lines = received(args.log)
     size, cells = 15, set()
+    moves_this_game = [0]
 
     def play() -> None:
         time.sleep(args.delay_ms / 1000)
+        moves_this_game[0] += 1
+        if args.chatter and moves_this_game[0] <= args.chatter_moves:
+            reply(args.chatter)
         if args.on_move == "crash":
             sys.exit(3)
         elif args.on_move == "hang":
@@ -62,7 +74,10 @@ def main() -> None:
     for cmd, parts in commands(lines):
         if cmd == "START":
             size, cells = int(parts[1]), set()
+            moves_this_game[0] = 0
             reply(args.start_reply)
+            if args.say_pid:
+                reply(f"MESSAGE pid {os.getpid()}")
         elif cmd == "RESTART":
             cells = set()
             reply("OK")

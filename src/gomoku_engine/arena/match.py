@@ -13,8 +13,10 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 import random
 import shlex
+import statistics
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +25,8 @@ from pathlib import Path
 
 from ..core.constants import Rule
 from .clock import Clock
-from .referee import DRAW_REASONS, GameRecord, play_game
+from .engines import FreshEngines, ReusedEngines
+from .referee import DRAW_REASONS, GameRecord, MoveRecord, play_game
 from ..core.notation import Point, format_pair, parse_moves
 from ..core.opening_rules import opening_violation
 from .stats import Sprt
@@ -133,6 +136,24 @@ class MatchResult:
             details.append(f"game {index + 1}: {loser} {r.reason}")
         return details
 
+    def engine_moves(self, first_engine: bool) -> list[tuple[MoveRecord, bool]]:
+        """Every move of one engine (the pair's first, or its second) in game order, each
+        with whether it was that engine's first move of its game."""
+        moves = []
+        for _, first_black, record in self.games:
+            colour = 1 if first_black == first_engine else 2
+            own = [m for m in record.moves if m.colour == colour]
+            moves.extend((m, n == 0) for n, m in enumerate(own))
+        return moves
+
+    def kernel_free_after_first(self) -> int:
+        """Kernel-free moves of either engine after its first move of a game: moves that
+        were not searched once the game was under way (a result that holds them does not
+        measure the engines' strength)."""
+        return sum(1 for first_engine in (True, False)
+                   for m, first in self.engine_moves(first_engine)
+                   if m.kernel_free and not first)
+
     def move_times(self, first_engine: bool, first_moves: bool = False) -> list[float]:
         """Seconds per move of one engine: every move but its first of each game, or with
         ``first_moves`` only those first moves (which may include the engine's start-up)."""
@@ -183,26 +204,44 @@ def _empty_results(engines: Sequence[EngineSpec], clock: Clock
             for pair in pairs}
 
 
+def log_paths(log_dir: str | Path, index: int, black: str, white: str
+              ) -> tuple[Path, Path]:
+    """The I/O logs of game ``index`` (0-based) in ``log_dir``:
+    ``game_NNN_black_NAME.log`` and ``game_NNN_white_NAME.log`` (N: ``index + 1``)."""
+    folder = Path(log_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    return (folder / f"game_{index + 1:03d}_black_{black}.log",
+            folder / f"game_{index + 1:03d}_white_{white}.log")
+
+
 def _referee(engines: Sequence[EngineSpec], game: ScheduledGame, size: int, rule: Rule,
-             clock: Clock, max_moves: int | None, opening_rule: str) -> GameRecord:
-    """Play one scheduled game (:func:`gomoku_engine.arena.referee.play_game`)."""
-    _, pair, first_black, opening_moves = game
+             clock: Clock, max_moves: int | None, opening_rule: str,
+             processes: FreshEngines | None = None,
+             log_dir: str | None = None) -> GameRecord:
+    """Play one scheduled game (:func:`gomoku_engine.arena.referee.play_game`), its
+    engines from ``processes`` (fresh ones by default), their I/O logged in ``log_dir``
+    (:func:`log_paths`) if given."""
+    index, pair, first_black, opening_moves = game
     a, b = engines[pair[0]], engines[pair[1]]
     black, white = (a, b) if first_black else (b, a)
+    logs = log_paths(log_dir, index, black.name, white.name) if log_dir else (None, None)
     return play_game(black.command, white.command, size=size, rule=rule,
                      turn_ms=clock.turn_ms, match_ms=clock.match_ms,
                      increment_ms=clock.increment_ms, tolerance_ms=clock.tolerance_ms,
                      first_move_grace_ms=clock.startup_ms, opening_moves=opening_moves,
                      max_moves=max_moves, black_info=black.info, white_info=white.info,
-                     opening_rule=opening_rule)
+                     opening_rule=opening_rule, engines=processes, logs=logs)
 
 
 def _tally(result: MatchResult, game: ScheduledGame, record: GameRecord,
            sprt: Sprt | None) -> None:
-    """Add a finished game to its pair's result and judge the pair's SPRT on it."""
+    """Add a finished game to its pair's result and judge the pair's SPRT on it; a pair
+    with a kernel-free move after an engine's first move of a game
+    (:meth:`MatchResult.kernel_free_after_first`) is not decided (its games did not all
+    measure the engines)."""
     index, _, first_black, _ = game
     result.games.append((index, first_black, record))
-    if sprt is not None and result.sprt is None:
+    if sprt is not None and result.sprt is None and not result.kernel_free_after_first():
         result.sprt = sprt.decision_pairs(result.pentanomial())
 
 
@@ -233,12 +272,16 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
                     clock: Clock | None = None, concurrency: int = 1,
                     seed: int | None = None, max_moves: int | None = None,
                     on_game: OnGame | None = None, sprt: Sprt | None = None,
-                    opening_rule: str = "none", runner: Runner | None = None
+                    opening_rule: str = "none", runner: Runner | None = None,
+                    reuse_engines: bool = False, log_dir: str | None = None
                     ) -> dict[tuple[int, int], MatchResult]:
     """Every pair of ``engines`` plays ``games`` games (see :func:`_plan`); results by pair.
 
     A crashed or hung engine loses that game (the referee kills it) and is started
-    afresh for the next one: every game runs its own two processes.
+    afresh for the next one.  By default every game runs its own two processes; with
+    ``reuse_engines`` each thread keeps one process per engine across its games
+    (:class:`gomoku_engine.arena.engines.ReusedEngines`: ``START`` again each game, a
+    fresh process after a fault), as c-gomoku-cli does.
 
     :param openings: the opening stones of each opening, black first.
     :param sprt: per pair: stop starting that pair's games once its test, on the results
@@ -252,22 +295,34 @@ def run_round_robin(engines: Sequence[EngineSpec], openings: Sequence[Sequence[P
     :param runner: plays the games instead of ``concurrency`` threads on this machine (a
         cluster's, :class:`gomoku_engine.arena.cluster.ClusterRunner`); the game function
         it is given is picklable.
-    :raises ValueError: with fewer than two engines, or openings that break the rule.
+    :param log_dir: write each engine's I/O of each game there, timestamped
+        (:func:`log_paths`).
+    :raises ValueError: with fewer than two engines, openings that break the rule, or
+        ``reuse_engines`` with a ``runner`` (a cluster's workers start their own).
     """
     if len(engines) < 2:
         raise ValueError("a match needs at least two engines")
+    if reuse_engines and runner is not None:
+        raise ValueError("engines are reused on this machine's threads only, not on a "
+                         "cluster")
     check_openings(openings, opening_rule, size)
     clock = clock or Clock()
     results = _empty_results(engines, clock)
+    processes = ReusedEngines() if reuse_engines else None
 
     # a partial of a module function, not a closure: a cluster pickles it to its workers
     play = functools.partial(_referee, engines, size=size, rule=rule, clock=clock,
-                             max_moves=max_moves, opening_rule=opening_rule)
+                             max_moves=max_moves, opening_rule=opening_rule,
+                             processes=processes, log_dir=log_dir)
     plan = _plan(len(engines), openings, games, seed)
-    if runner is None:
-        _run(plan, results, play, concurrency, sprt, on_game)
-    else:
-        runner(plan, results, play, sprt, on_game)
+    try:
+        if runner is None:
+            _run(plan, results, play, concurrency, sprt, on_game)
+        else:
+            runner(plan, results, play, sprt, on_game)
+    finally:
+        if processes is not None:
+            processes.close()
     for result in results.values():
         result.games.sort(key=lambda g: g[0])
     return results
@@ -341,13 +396,46 @@ def colours(result: MatchResult, first_black: bool) -> tuple[str, str]:
     return (result.first, result.second) if first_black else (result.second, result.first)
 
 
+def move_figures(moves: Sequence[tuple[MoveRecord, bool]]) -> dict:
+    """What an engine's moves (each with whether it was its first of a game) show about
+    its time use: ``moves``; ``kernel_free`` and ``kernel_free_after_first`` (moves played
+    without the search, :attr:`MoveRecord.kernel_free`); ``over_turn`` (moves after the
+    first that took longer than they had, :attr:`MoveRecord.over_turn`);
+    ``first_move_ms_median``/``_max`` (first moves of a game, start-up included) and
+    ``slowest_ms`` (the other moves).  Times in ms, None without such moves."""
+    later = [m.seconds * 1000 for m, first in moves if not first]
+    firsts = [m.seconds * 1000 for m, first in moves if first]
+    return {"moves": len(moves),
+            "kernel_free": sum(1 for m, _ in moves if m.kernel_free),
+            "kernel_free_after_first": sum(1 for m, first in moves
+                                           if m.kernel_free and not first),
+            "over_turn": sum(1 for m, first in moves if m.over_turn and not first),
+            "first_move_ms_median": round(statistics.median(firsts), 1) if firsts else None,
+            "first_move_ms_max": round(max(firsts), 1) if firsts else None,
+            "slowest_ms": round(max(later), 1) if later else None}
+
+
+def engine_figures(results: Mapping[object, MatchResult]) -> dict[str, dict]:
+    """:func:`move_figures` of every engine over all its pairs, by name."""
+    moves: dict[str, list[tuple[MoveRecord, bool]]] = {}
+    for result in results.values():
+        moves.setdefault(result.first, []).extend(result.engine_moves(True))
+        moves.setdefault(result.second, []).extend(result.engine_moves(False))
+    return {name: move_figures(own) for name, own in moves.items()}
+
+
 def game_entry(result: MatchResult, index: int, first_black: bool,
                record: GameRecord) -> dict:
-    """Game ``index`` (0-based) of ``result``'s pair as its entry of ``summary.json``."""
+    """Game ``index`` (0-based) of ``result``'s pair as its entry of ``summary.json``
+    (with moves, each side's :func:`move_figures` under ``black_moves``/``white_moves``)."""
     black, white = colours(result, first_black)
     game = {"game": index + 1, "black": black, "white": white,
             "result": RESULT_CODES[record.winner], "reason": record.reason,
             "stones": len(record.opening_moves) + len(record.moves)}
+    for colour, key in ((1, "black_moves"), (2, "white_moves")):
+        own = [m for m in record.moves if m.colour == colour]
+        if own:
+            game[key] = move_figures([(m, n == 0) for n, m in enumerate(own)])
     if index in result.workers:
         game["worker"] = result.workers[index]
     if record.log:
@@ -383,7 +471,20 @@ def _pair_summary(result: MatchResult) -> dict:
             "elo_high": est and est.high, "los": est and est.los,
             "pentanomial": list(pairs), "pairs_elo_low": by_pairs and by_pairs.low,
             "pairs_elo_high": by_pairs and by_pairs.high, "sprt": result.sprt,
+            "kernel_free_after_first": result.kernel_free_after_first(),
             "forfeits": result.forfeit_details()}
+
+
+def strict_json(value: object) -> object:
+    """``value`` with every infinite or NaN float as None (null): strict JSON has no
+    ``Infinity`` (an Elo interval is infinite when every game was won or lost)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    return value
 
 
 def save_tournament(results: Mapping[object, MatchResult], folder: str | Path,
@@ -412,12 +513,14 @@ def save_tournament(results: Mapping[object, MatchResult], folder: str | Path,
         "pairs": pairs,
         "standings": [{"name": s.name, "games": s.games, "wins": s.wins, "losses": s.losses,
                        "draws": s.draws, "points": s.points} for s in standings(results)],
+        "engines": engine_figures(results),
         "games": games,
     })
     # written aside, then renamed over the old one: a match killed mid-write keeps a whole
     # summary
     scratch = path / "summary.json.tmp"
-    scratch.write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    scratch.write_text(json.dumps(strict_json(summary), indent=2, default=str,
+                                  allow_nan=False) + "\n")
     scratch.replace(path / "summary.json")
 
 

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from ..game.board import Board
 from ..protocol.client import (MAX_MEMORY_BYTES, EngineProcess, EngineRefused, EngineTimeout,
                                start_lines)
+from ..protocol.messages import is_kernel_free_line
 from .clock import START_REPLY_MS, STARTUP_MS
+from .engines import FreshEngines, LogPath
 from ..core.constants import BLACK, WHITE, Rule
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair
@@ -39,6 +41,17 @@ class MoveRecord:
     colour: int  #: 1 black, 2 white
     seconds: float  #: from sending the command to reading the reply
     clock_ms: int | None = None  #: the mover's game clock after the move (match time only)
+    #: the time the move had (ms): the turn limit, capped by the mover's game clock (the
+    #: first move's start-up allowance not included); None: not known (a saved record)
+    allowed_ms: float | None = None
+    #: the engine wrote this project's kernel-free line before the move (it played without
+    #: its search: ``gomoku_engine.protocol.messages.kernel_free_line``)
+    kernel_free: bool = False
+
+    @property
+    def over_turn(self) -> bool:
+        """Whether the move took longer than it had (:attr:`allowed_ms`)."""
+        return self.allowed_ms is not None and self.seconds * 1000 > self.allowed_ms
 
 
 @dataclass
@@ -86,7 +99,9 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
               black_info: Sequence[tuple[str, str]] = (),
               white_info: Sequence[tuple[str, str]] = (),
               opening_rule: str = "none",
-              renju_draw_empty: int = RENJU_DRAW_EMPTY) -> GameRecord:
+              renju_draw_empty: int = RENJU_DRAW_EMPTY,
+              engines: FreshEngines | None = None,
+              logs: tuple[LogPath, LogPath] = (None, None)) -> GameRecord:
     """Play one game; ``black`` and ``white`` are the engines' command lines.
 
     :param turn_ms: ``INFO timeout_turn`` sent to both engines (ms); 0: no per-move limit
@@ -111,6 +126,11 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
     :param opening_rule: a name of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`;
         other than ``"none"`` it is sent to both engines as ``INFO opening <name>`` and a
         black first stone that breaks it is a forfeit.
+    :param engines: where the processes come from and go back to
+        (:class:`gomoku_engine.arena.engines.FreshEngines` by default: started for this
+        game and closed at its end; ``ReusedEngines`` keeps them across games).
+    :param logs: files for black's and white's I/O in this game, each line timestamped
+        (:meth:`gomoku_engine.protocol.client.EngineProcess.log_to`); None: no log.
     :raises IllegalMoveError: if the opening itself is illegal.
     :raises ValueError: with neither a turn nor a match time limit, for an unknown opening
         rule, or an opening that breaks it.
@@ -127,15 +147,18 @@ def play_game(black: Sequence[str], white: Sequence[str], size: int = 15,
     game = _Game(board, GameRecord(list(opening_moves)), _Settings(
         turn_ms, match_ms, increment_ms, tolerance_ms, first_move_grace_ms, opening_rule,
         max_moves, renju_draw_empty))
-    if not _launch(game, black, white):
+    source = engines if engines is not None else FreshEngines()
+    if not _launch(game, source, {BLACK: black, WHITE: white},
+                   {BLACK: logs[0], WHITE: logs[1]}):
         return game.record
     try:
         if _handshake(game, {BLACK: black_info, WHITE: white_info}):
             _play_moves(game, on_move)
         return game.record
     finally:
-        for engine in game.engines.values():
-            engine.close()
+        faulty = _at_fault(game.record)
+        for colour, engine in game.engines.items():
+            source.finish(engine, reusable=colour != faulty)
 
 
 @dataclass(frozen=True)
@@ -169,14 +192,23 @@ class _Game:
         return False
 
 
-def _launch(game: _Game, black: Sequence[str], white: Sequence[str]) -> bool:
-    """Start both processes; False (the game lost by the one that cannot start) on failure."""
-    for colour, command in ((BLACK, black), (WHITE, white)):
+def _at_fault(record: GameRecord) -> int:
+    """The colour that lost ``record`` by a fault (not a five, not a draw), else 0."""
+    if record.winner and record.reason != "five":
+        return 3 - record.winner
+    return 0
+
+
+def _launch(game: _Game, source: FreshEngines, commands: dict[int, Sequence[str]],
+            logs: dict[int, LogPath]) -> bool:
+    """Get both processes from ``source``; False (the game lost by the one that cannot
+    start) on failure."""
+    for colour, command in commands.items():
         try:
-            game.engines[colour] = EngineProcess(command)
+            game.engines[colour] = source.start(command, logs[colour])
         except OSError as exc:  # no such program, not executable, ...
             for engine in game.engines.values():
-                engine.close()
+                source.finish(engine, reusable=True)
             game.record.winner = 3 - colour
             game.record.reason = (f"{'black' if colour == BLACK else 'white'} could not "
                                   f"start: {exc}")
@@ -238,6 +270,7 @@ def _next_move(game: _Game) -> MoveRecord | None:
     engine = game.engines[colour]
     allowed = _allowed_ms(game, colour)
     first = not game.started[colour]
+    seen = len(engine.transcript)
     try:
         if s.match_ms > 0:
             engine.send(f"INFO time_left {int(game.left[colour])}")
@@ -269,8 +302,11 @@ def _next_move(game: _Game) -> MoveRecord | None:
         if first:  # start-up is not charged: at most what the move was allowed
             charged = min(charged, allowed)
         game.left[colour] += s.increment_ms - charged
+    kernel_free = any(line.startswith("< ") and is_kernel_free_line(line[2:])
+                      for line in engine.transcript[seen:])
     return MoveRecord(point, colour, seconds,
-                      int(game.left[colour]) if s.match_ms > 0 else None)
+                      int(game.left[colour]) if s.match_ms > 0 else None,
+                      allowed_ms=allowed, kernel_free=kernel_free)
 
 
 def _late(game: _Game, colour: int) -> str:

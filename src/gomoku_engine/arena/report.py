@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .match import MatchResult, standings
+from .match import MatchResult, engine_figures, standings
 from .referee import GameRecord
 from .stats import Sprt, elo_estimate, elo_estimate_pairs
 
@@ -75,6 +75,11 @@ def sprt_lines(results: Results, test: Sprt) -> list[str]:
         verdict = {"H1": f"H1 accepted (elo >= {test.elo1:g})",
                    "H0": f"H0 accepted (elo <= {test.elo0:g})"}.get(result.sprt or "",
                                                                    "undecided")
+        blind = result.kernel_free_after_first()
+        if blind:
+            verdict = (f"no decision: {blind} kernel-free moves after an engine's first "
+                       "move of a game (moves not searched; play again with a warm cache, "
+                       "longer turns or fewer games at a time)")
         lines.append(f"SPRT {result.first} vs {result.second} (by pairs): LLR "
                      f"{test.llr_pairs(result.pentanomial()):.2f} "
                      f"[{lower:.2f}, {upper:.2f}]: {verdict}")
@@ -127,6 +132,63 @@ def move_time_lines(results: Results, names: Sequence[str], turn_ms: int) -> lis
     return lines
 
 
+def engine_lines(results: Results) -> list[str]:
+    """Per engine (:func:`match.engine_figures`): moves, kernel-free moves (all, and after
+    its first move of a game), moves after the first over the time they had, the first
+    move's median and slowest time (start-up included) and the slowest other move; then a
+    warning if any engine played a kernel-free move."""
+    figures = engine_figures(results)
+    if not any(f["moves"] for f in figures.values()):
+        return []
+    width = max(len(name) for name in figures)
+
+    def ms(value: float | None) -> str:
+        return "-" if value is None else f"{value:.0f}"
+
+    lines = ["Moves by engine (kernel-free: played without the search; first: each game's "
+             "first move, start-up included):",
+             f"  {'engine':{width}s} {'moves':>6} {'kernel-free':>11} {'after 1st':>9} "
+             f"{'over turn':>9} {'1st median':>10} {'1st max':>8} {'slowest':>8}"]
+    for name, f in figures.items():
+        lines.append(f"  {name:{width}s} {f['moves']:6d} {f['kernel_free']:11d} "
+                     f"{f['kernel_free_after_first']:9d} {f['over_turn']:9d} "
+                     f"{ms(f['first_move_ms_median']):>8}ms {ms(f['first_move_ms_max']):>6}ms "
+                     f"{ms(f['slowest_ms']):>6}ms")
+    return lines + _kernel_free_warning({name: f["kernel_free"] for name, f in figures.items()})
+
+
+def _kernel_free_warning(counts: Mapping[str, int]) -> list[str]:
+    """A warning naming every engine with kernel-free moves (``counts``: by name), or
+    nothing."""
+    blind = {name: n for name, n in counts.items() if n}
+    if not blind:
+        return []
+    return ["WARNING: kernel-free moves (not searched) by "
+            + ", ".join(f"{name} ({n})" for name, n in blind.items())
+            + ": the result does not measure those engines' search (docs/startup.md)"]
+
+
+def saved_engine_lines(folders: Sequence[str | Path]) -> list[str]:
+    """Per engine, its kernel-free moves (all, and after its first of a game) and moves
+    over the turn summed over the ``summary.json`` of each folder (those written since the
+    runner counts them), with :func:`engine_lines`' warning; no lines without them."""
+    keys = ("moves", "kernel_free", "kernel_free_after_first", "over_turn")
+    totals: dict[str, dict[str, int]] = {}
+    for folder in folders:
+        summary = json.loads((Path(folder) / "summary.json").read_text())
+        for name, figures in summary.get("engines", {}).items():
+            row = totals.setdefault(name, dict.fromkeys(keys, 0))
+            for key in keys:
+                row[key] += figures.get(key, 0)
+    if not totals:
+        return []
+    lines = [f"{name}: {row['moves']} moves, kernel-free {row['kernel_free']} "
+             f"({row['kernel_free_after_first']} after its first of a game), over the turn "
+             f"{row['over_turn']}" for name, row in totals.items()]
+    return lines + _kernel_free_warning({name: row["kernel_free"]
+                                         for name, row in totals.items()})
+
+
 def load_results(folders: Sequence[str | Path]) -> dict[tuple[str, str], MatchResult]:
     """The results saved by ``match --out`` in each folder's ``summary.json``, summed over
     the folders by pair of engine names (the order of the pair as first saved).
@@ -173,5 +235,6 @@ def load_results(folders: Sequence[str | Path]) -> dict[tuple[str, str], MatchRe
     return results
 
 
-__all__ = ["forfeit_lines", "interval", "load_results", "move_time_lines", "pair_lines",
-           "pentanomial_lines", "sprt_lines", "standing_lines"]
+__all__ = ["engine_lines", "forfeit_lines", "interval", "load_results", "move_time_lines",
+           "pair_lines", "pentanomial_lines", "saved_engine_lines", "sprt_lines",
+           "standing_lines"]

@@ -85,12 +85,15 @@ def plan_soak(games: int = SOAK_GAMES, seed: int = 0, rules: Sequence[str] = SOA
 def game_entry(game: SoakGame, record: GameRecord, turn_ms: int) -> dict:
     """The JSON line of a finished game: its setting, result, reason, what went wrong
     (``forfeit``: the reason of a game not ended by a five or a draw; ``crash``,
-    ``illegal``) and every move as ``[colour, ms, first]`` (``first``: that side's first
-    move of the game, which carries the process's start)."""
+    ``illegal``) and every move as ``[colour, ms, first, kernel_free]`` (``first``: that
+    side's first move of the game, which carries the process's start; ``kernel_free``:
+    played without the search, :attr:`gomoku_engine.arena.referee.MoveRecord.kernel_free`;
+    entries written before it have three items)."""
     seen: set[int] = set()
     moves = []
     for move in record.moves:
-        moves.append([move.colour, round(move.seconds * 1000, 2), move.colour not in seen])
+        moves.append([move.colour, round(move.seconds * 1000, 2), move.colour not in seen,
+                      move.kernel_free])
         seen.add(move.colour)
     forfeit = record.reason not in ("five", *DRAW_REASONS)
     return {"game": game.index, "rule": game.rule, "size": game.size,
@@ -181,12 +184,17 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 
 def _times(entries: Iterable[dict], first: bool) -> list[float]:
-    return [ms for e in entries for _, ms, is_first in e["moves"] if is_first == first]
+    return [move[1] for e in entries for move in e["moves"] if move[2] == first]
 
 
 def _over(entries: Iterable[dict], first: bool) -> int:
-    return sum(1 for e in entries for _, ms, is_first in e["moves"]
-               if is_first == first and ms > e["turn_ms"])
+    return sum(1 for e in entries for move in e["moves"]
+               if move[2] == first and move[1] > e["turn_ms"])
+
+
+def _kernel_free(entries: Iterable[dict], first: bool) -> int:
+    return sum(1 for e in entries for move in e["moves"]
+               if move[2] == first and len(move) > 3 and move[3])
 
 
 def _setting_order(entry: dict) -> tuple[int, str, int]:
@@ -225,7 +233,9 @@ def soak_summary(entries: Sequence[dict]) -> dict:
             "moves": len(later), "over_turn": _over(entries, first=False),
             "p99_ms": percentile(later, 99), "slowest_ms": max(later, default=0.0),
             "first_moves": len(firsts), "first_over_turn": _over(entries, first=True),
-            "first_slowest_ms": max(firsts, default=0.0), "settings": settings}
+            "first_slowest_ms": max(firsts, default=0.0),
+            "kernel_free": _kernel_free(entries, first=False),
+            "first_kernel_free": _kernel_free(entries, first=True), "settings": settings}
 
 
 def summary_lines(entries: Sequence[dict], planned: int | None = None) -> list[str]:
@@ -239,12 +249,17 @@ def summary_lines(entries: Sequence[dict], planned: int | None = None) -> list[s
              f"99th percentile {s['p99_ms']:.1f} ms, slowest {s['slowest_ms']:.1f} ms",
              f"first moves (with the process's start): {s['first_moves']}, over the turn: "
              f"{s['first_over_turn']}, slowest {s['first_slowest_ms']:.1f} ms",
+             f"kernel-free moves (not searched): {s['kernel_free']} after each side's "
+             f"first, {s['first_kernel_free']} first moves",
              f"  {'setting':16s} {'games':>5} {'moves':>6} {'over':>4} {'mean':>8} "
              f"{'p99':>8} {'slowest':>8}"]
     for name, row in s["settings"].items():
         lines.append(f"  {name:16s} {row['games']:5d} {row['moves']:6d} {row['over_turn']:4d} "
                      f"{row['mean_ms']:6.1f}ms {row['p99_ms']:6.1f}ms "
                      f"{row['slowest_ms']:6.1f}ms")
+    if s["kernel_free"] or s["first_kernel_free"]:
+        lines.insert(4, "WARNING: kernel-free moves were played: those games did not "
+                        "measure the search (docs/startup.md)")
     for e in sorted(entries, key=lambda e: e["game"]):
         if e["forfeit"]:
             lines.append(f"  game {e['game']} ({e['rule']} {e['size']}x{e['size']}, "

@@ -42,7 +42,8 @@ from ..core.constants import Rule
 from ..core.notation import Point
 from ..protocol.client import EngineProcess, EngineRefused, start_lines
 from .clock import START_REPLY_MS, STARTUP_MS, Clock
-from .match import EngineSpec, MatchResult, Runner, ScheduledGame, _referee, _run
+from .match import (EngineSpec, MatchResult, Runner, ScheduledGame, _referee, _run,
+                    engine_figures)
 from .referee import GameRecord
 from .spsa import Spsa
 
@@ -105,6 +106,10 @@ class Iteration:
     score_minus: float
     current: dict[str, float]  #: the iterate's values after this iteration
     results: list[str] = field(default_factory=list)  #: each game's "B+ five" etc.
+    #: per engine (theta+, theta-, opponent) its moves' figures in this iteration
+    #: (:func:`gomoku_engine.arena.match.engine_figures`: kernel-free moves, moves over
+    #: the turn, first moves' times); empty in a state saved before they were kept
+    moves: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -265,7 +270,22 @@ def play_iteration(state: TuneState, openings: Sequence[Sequence[Point]],
     state.spsa, state.rng = spsa, rng
     return Iteration(plus, minus, chosen, score_plus, score_minus, spsa.current_values(),
                      [_result_text(r) for pair in ((0, 2), (1, 2))
-                      for _, _, r in sorted(results[pair].games, key=lambda g: g[0])])
+                      for _, _, r in sorted(results[pair].games, key=lambda g: g[0])],
+                     engine_figures(results))
+
+
+def move_totals(state: TuneState) -> dict[str, dict[str, int]]:
+    """Per engine of the run (theta+, theta-, opponent): moves, kernel-free moves (all,
+    and after an engine's first of a game) and moves over the turn, summed over the
+    iterations that kept them (:attr:`Iteration.moves`)."""
+    keys = ("moves", "kernel_free", "kernel_free_after_first", "over_turn")
+    totals: dict[str, dict[str, int]] = {}
+    for iteration in state.history:
+        for name, figures in getattr(iteration, "moves", {}).items():
+            row = totals.setdefault(name, dict.fromkeys(keys, 0))
+            for key in keys:
+                row[key] += figures[key]
+    return totals
 
 
 def _result_text(record: GameRecord) -> str:

@@ -74,17 +74,28 @@ if TYPE_CHECKING:
               help="lin: Lin's rule, black's first stone on the two outermost rows or "
                    "columns (sent as INFO opening lin; a stone off them is a forfeit, and "
                    "the openings must obey it). Without --openings games start empty.")
+@click.option("--reuse-engines", is_flag=True,
+              help="Keep one process per engine and game thread across games (START again "
+                   "each game, a fresh process after a crash, hang, loss on time or other "
+                   "fault), as c-gomoku-cli does [default: a fresh process per game].")
+@click.option("--log", "log_dir", type=click.Path(file_okay=False), default=None,
+              help="Folder for each engine's I/O of each game "
+                   "(game_NNN_black_NAME.log, ...), every line timestamped.")
 def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings: str | None,
           seed: int | None, size: int, rule: str, turn_ms: int, match_ms: int,
           increment_ms: int, tolerance_ms: int, startup_ms: int, max_moves: int | None,
           concurrency: int, out: str | None, cluster: str | None, sprt: str | None,
-          opening_rule: str) -> None:
+          opening_rule: str, reuse_engines: bool, log_dir: str | None) -> None:
     """Play games between Gomocup engines: two, or a round robin of more.
 
-    Every game starts both engines afresh, so an engine that crashes or hangs loses that
-    game (with the reason recorded) and plays the next one.  Illegal or unparseable
-    replies and late moves lose too.  Prints each pair's score, Elo difference with its
-    95% interval and LOS, the standings, forfeits and move times.
+    Every game starts both engines afresh (unless --reuse-engines), so an engine that
+    crashes or hangs loses that game (with the reason recorded) and plays the next one.
+    Illegal or unparseable replies and late moves lose too.  Prints each pair's score, Elo
+    difference with its 95% interval and LOS, the standings, forfeits, move times, and
+    per engine its kernel-free moves (this engine's moves played without its search
+    while its kernels load), moves over the turn and first moves' times, with a warning
+    when any move was kernel-free.  An SPRT with a kernel-free move after an engine's
+    first move of a game is not decided.
 
     \b
     Example, two strength levels of this engine, 200 ms per move, from the built-in
@@ -100,6 +111,9 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
                                  param_hint="--engine")
     if turn_ms == 0 and match_ms == 0:
         raise click.BadParameter("give a time per move or per game", param_hint="--turn-ms")
+    if reuse_engines and cluster:
+        raise click.BadParameter("engines are reused on this machine only",
+                                 param_hint="--reuse-engines")
     specs = _engine_specs(engines, infos)
     opening_list = load_openings(openings, size) if openings else []
     if openings:
@@ -116,7 +130,7 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
         "rule": rule, "size": size, "turn_ms": turn_ms, "match_ms": match_ms,
         "increment_ms": increment_ms, "tolerance_ms": tolerance_ms,
         "max_moves": max_moves, "openings": openings, "seed": seed,
-        "opening_rule": opening_rule}
+        "opening_rule": opening_rule, "reuse_engines": reuse_engines}
     test = _parse_sprt(sprt) if sprt else None
 
     from tqdm import tqdm
@@ -129,17 +143,18 @@ def match(engines: tuple[str, ...], infos: tuple[str, ...], games: int, openings
                                   clock=clock, concurrency=concurrency, seed=seed,
                                   max_moves=max_moves,
                                   on_game=_game_reporter(progress, out, size, settings),
-                                  sprt=test, opening_rule=opening_rule, runner=runner)
+                                  sprt=test, opening_rule=opening_rule, runner=runner,
+                                  reuse_engines=reuse_engines, log_dir=log_dir)
     _echo_tables(results, test, standings_too=len(specs) > 2)
     if out:
         from ..arena.match import save_tournament
 
         save_tournament(results, out, size, settings, games_too=False)  # written as they ended
         click.echo(f"Games saved in {out}")
-    from ..arena.report import forfeit_lines, move_time_lines
+    from ..arena.report import engine_lines, forfeit_lines, move_time_lines
 
     _echo_lines(forfeit_lines(results) + move_time_lines(results, [s.name for s in specs],
-                                                         turn_ms))
+                                                         turn_ms) + engine_lines(results))
 
 
 def _game_reporter(progress: tqdm, out: str | None, size: int, settings: dict
@@ -198,9 +213,10 @@ def report(folders: tuple[str, ...], sprt: str | None, out: str | None) -> None:
     match, on one machine or on clusters, merge this way).
 
     Prints the tables `match` prints at its end (by pair, by pairs of games, the
-    standings and the forfeits; not the move times, which summary.json does not keep).
+    standings and the forfeits; not the move times, which summary.json does not keep),
+    and each engine's kernel-free moves where the summaries have them.
     """
-    from ..arena.report import forfeit_lines, load_results
+    from ..arena.report import forfeit_lines, load_results, saved_engine_lines
 
     try:
         results = load_results(folders)
@@ -209,7 +225,7 @@ def report(folders: tuple[str, ...], sprt: str | None, out: str | None) -> None:
     if not any(r.games for r in results.values()):
         raise click.ClickException("no games in " + ", ".join(folders))
     _echo_tables(results, _parse_sprt(sprt) if sprt else None, standings_too=len(results) > 1)
-    _echo_lines(forfeit_lines(results))
+    _echo_lines(forfeit_lines(results) + saved_engine_lines(folders))
     if out:
         from ..arena.match import save_tournament
 

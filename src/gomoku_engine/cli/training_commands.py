@@ -138,11 +138,17 @@ def label(games: tuple[str, ...], command: str, depth: int, out: str, workers: i
               help="With --labels: weight of the engine's score in the target, the rest "
                    "being the game result.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Where to write the fitted table [default: the package's own file "
-                   "for the games' rule, which the engine loads].")
+              help="Where to write the fitted table (.npz).")
+@click.option("--install", is_flag=True,
+              help="Write it over the package's own table for the games' rule instead, "
+                   "which the installed engine then loads.")
 def fit(games: tuple[str, ...], l2: float | None, labels_path: str | None, mix: float,
-         out: str | None) -> None:
-    """Fit the evaluation's point values to the results of `selfplay` GAMES files."""
+         out: str | None, install: bool) -> None:
+    """Fit the evaluation's point values to the results of `selfplay` GAMES files and
+    write them where told: --out FILE, or --install (over the engine's own table)."""
+    if (out is None) == (not install):
+        raise click.UsageError("say where to write the table: --out FILE, or --install to "
+                               "replace the engine's own table (not both)")
     from ..eval.classical import learned_file
     from ..training.labelling import load_labels
     from ..training.selfplay import load

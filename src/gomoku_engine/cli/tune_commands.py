@@ -169,6 +169,15 @@ def _run(settings: TuneSettings, openings: str | None, out: str, workers: int,
         except TuneError as exc:
             raise click.ClickException(str(exc)) from exc
     paths = write_results(state, out)
+    from ..arena.tune import move_totals
+
+    for name, row in move_totals(state).items():
+        click.echo(f"{name}: {row['moves']} moves, kernel-free {row['kernel_free']} "
+                   f"({row['kernel_free_after_first']} after the first of a game), over the "
+                   f"turn {row['over_turn']}")
+        if row["kernel_free"]:
+            click.echo(f"WARNING: {name} played {row['kernel_free']} kernel-free moves (not "
+                       "searched): those games did not measure its values")
     click.echo(params_block(state), nl=False)
     click.echo(info_text(state), nl=False)
     click.echo("written: " + ", ".join(str(p) for p in paths))

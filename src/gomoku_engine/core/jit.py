@@ -19,6 +19,10 @@
   reference counting (the entry points called from Python use it; see its docstring).
 * :func:`cached_arrays` keeps a table built in plain Python (a tuple of arrays) in memory
   and beside numba's cache, so a process loads it instead of building it again.
+* :func:`skip_blas_probe`: the first kernel a process loads imports numba's numpy
+  support, whose ``numba.np.arraymath`` probes for scipy's BLAS by importing
+  ``scipy.linalg`` (scipy is installed beside the engine by its extras); a process that
+  only loads cached kernels skips that probe.
 """
 
 from __future__ import annotations
@@ -191,6 +195,33 @@ def _drop_stale_cache() -> None:
 
 
 _drop_stale_cache()
+
+
+def skip_blas_probe() -> bool:
+    """Import ``numba.np.arraymath`` without its probe for scipy's BLAS: the probe imports
+    ``scipy.linalg`` (0.2-0.4 s at the first kernel load when scipy is installed, under
+    cProfile on the 2-core development machine, 2026-12-03) and only decides how a
+    *compile* of ``np.dot`` and its kin is lowered (without BLAS: numba's own loop;
+    ``numba/np/arraymath.py``, ``_HAVE_BLAS``).  No kernel of this package calls them, and
+    code loaded from the cache is not lowered again, so a process that loads cached
+    kernels (the protocol loop's, :func:`gomoku_engine.kernels.warmup` of compiled
+    groups) calls this before its first load; a compiling process does not.
+
+    :returns: whether the probe was skipped (False: numba's numpy support was already
+        imported, with or without it).
+    """
+    if "numba.np.arraymath" in sys.modules:
+        return False
+    probe = "scipy.linalg.cython_blas"
+    blocked = probe not in sys.modules
+    if blocked:
+        sys.modules[probe] = None  # type: ignore[assignment]  # "import" now fails at once
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if blocked and sys.modules.get(probe, 0) is None:
+            del sys.modules[probe]  # scipy stays importable for anyone who asks later
+    return blocked
 
 
 def cache_path(name: str) -> Path:

@@ -38,22 +38,13 @@ same figures for the GUI to parse.  Piskvork users and the engine's own tests se
 
 from __future__ import annotations
 
-from ..core.constants import Rule, mate_in
+from ..core.constants import Rule
 from ..core.notation import format_pair
 from ..eval import win_rate
 from ..search.limits import SearchInfo, SearchResult
-from .messages import iteration_line, realtime_lines
+from .messages import iteration_line, realtime_lines, score_text
 from .reader import Output
 from .settings import SHOW_DETAIL, SHOW_REALTIME
-
-
-def eval_text(score: int) -> str:
-    """``INFO EVAL``'s value (Rapfi's ``Value`` output): the score, or ``+M<plies>`` /
-    ``-M<plies>`` for a forced win / loss (:func:`gomoku_engine.core.constants.mate_in`)."""
-    plies = mate_in(score)
-    if plies is None:
-        return str(score)
-    return f"+M{plies}" if plies > 0 else f"-M{-plies}"
 
 
 def detail_lines(info: SearchInfo, rule: Rule) -> list[str]:
@@ -62,7 +53,7 @@ def detail_lines(info: SearchInfo, rule: Rule) -> list[str]:
     return [f"INFO PV {info.pv_index}", f"INFO NUMPV {info.num_pv}",
             f"INFO DEPTH {info.depth}", f"INFO SELDEPTH {info.seldepth}",
             f"INFO TOTALNODES {info.nodes}", f"INFO TOTALTIME {info.time_ms:.0f}",
-            f"INFO SPEED {info.nps}", f"INFO EVAL {eval_text(info.score)}",
+            f"INFO SPEED {info.nps}", f"INFO EVAL {score_text(info.score)}",
             f"INFO WINRATE {win_rate(info.score, rule):g}",
             "INFO BESTLINE " + " ".join(format_pair(p) for p in info.pv), "INFO PV DONE"]
 
@@ -111,4 +102,4 @@ def search_report(out: Output, show_detail: int, rule: Rule) -> SearchReport | N
     return SearchReport(out, show_detail, rule)
 
 
-__all__ = ["SearchReport", "detail_lines", "eval_text", "search_report"]
+__all__ = ["SearchReport", "detail_lines", "search_report"]

@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from ..core.notation import Point, parse_pair
 
@@ -104,10 +105,18 @@ class EngineProcess:
     """One engine subprocess with a background reader of its stdout.
 
     :param command: the engine's argv, e.g. ``["pbrain-gomoku-engine"]``.
+    :param log: a file to write every line sent and received to, each with its time
+        (:meth:`log_to`).
     """
 
-    def __init__(self, command: Sequence[str]) -> None:
+    def __init__(self, command: Sequence[str], log: str | os.PathLike[str] | None = None
+                 ) -> None:
         self.command = list(command)
+        self._log_lock = threading.Lock()
+        self._log: TextIO | None = None
+        self.started = time.perf_counter()  #: when the process was started (perf_counter s)
+        if log is not None:
+            self.log_to(log)
         self.process = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, bufsize=0, preexec_fn=_before_exec)
@@ -115,10 +124,36 @@ class EngineProcess:
         self.transcript: list[str] = []  #: every line sent (``> ``) and received (``< ``)
         threading.Thread(target=self._pump, daemon=True).start()
 
+    def log_to(self, path: str | os.PathLike[str] | None) -> None:
+        """From now on write every line sent (``> ``) and received (``< ``, as it arrives,
+        chatter included) to ``path`` (None: no log), each line after its wall-clock time
+        (UTC, ms) and the seconds since the process started; the previous log is closed."""
+        with self._log_lock:
+            if self._log is not None:
+                self._log.close()
+            self._log = None if path is None else open(path, "a", encoding="utf-8")  # noqa: SIM115
+
+    def _write_log(self, direction: str, line: str) -> None:
+        with self._log_lock:
+            if self._log is None:
+                return
+            now = time.time()
+            stamp = time.strftime("%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}"
+            since = time.perf_counter() - self.started
+            self._log.write(f"{stamp} {since:8.3f} {direction} {line}\n")
+            self._log.flush()
+
+    def alive(self) -> bool:
+        """Whether the process is still running."""
+        return self.process.poll() is None
+
     def _pump(self) -> None:
         assert self.process.stdout is not None
         for raw in self.process.stdout:
-            self._lines.put(raw.decode("ascii", "replace").rstrip("\r\n"))
+            line = raw.decode("ascii", "replace").rstrip("\r\n")
+            self._write_log("<", line)
+            self._lines.put(line)
+        self._write_log("<", "(end of output)")
         self._lines.put(None)
 
     def send(self, *lines: str) -> None:
@@ -126,6 +161,7 @@ class EngineProcess:
         assert self.process.stdin is not None
         for line in lines:
             self.transcript.append(f"> {line}")
+            self._write_log(">", line)
             self.process.stdin.write((line + "\n").encode())
         self.process.stdin.flush()
 
@@ -195,3 +231,5 @@ class EngineProcess:
             self.process.kill()
             self.process.wait()
             return None
+        finally:
+            self.log_to(None)

@@ -13,7 +13,10 @@ kinds of setting cost (commit c0b2710):
   120 MiB took 123-292 ms, charged to the move sent with the ``INFO`` line.  It is held
   (:attr:`Settings.table_held`) and written before ``START``'s ``OK`` (a referee asks for
   the first move on ``OK``) or at the next idle point: no command queued and none coming
-  within :data:`TABLE_GRACE_S`.
+  within :data:`TABLE_GRACE_S`.  A table larger than the engine's is written at an idle
+  point only when a move has :data:`TABLE_IDLE_MIN_TURN_MS` or more; at shorter turns it
+  waits for the next ``START`` (the opponent's move comes back within the turn, while
+  the write takes about a second under load).
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ from .settings import Changed, Settings
 #: ``INFO`` lines and the move after them one by one, and a move that came just after the
 #: table began would wait for it (120-290 ms for 120 MiB, commit c0b2710).
 TABLE_GRACE_S = 0.05
+#: The shortest turn (``INFO timeout_turn``, ms) at which an idle point writes a table larger
+#: than the engine's.  At a 200 ms turn the opponent's move comes back within 200 ms of
+#: ours, and the 120 MiB of Gomocup's ``max_memory`` took about 1 s to write under load:
+#: a 200 ms move of self-play waited 1,073 ms behind it (2-core machine, load average 11,
+#: 2026-12-03; 123-292 ms on an idle one).  A smaller table (a memory limit) is written
+#: at any turn.
+TABLE_IDLE_MIN_TURN_MS = 2000
 
 
 class HeldSettings:
@@ -79,11 +89,24 @@ class HeldSettings:
         """
         if not (self._settings.table_held and self._engines.loader.loaded(CORE)):
             return True
+        if self._growth_waits():
+            return True  # at the next START (before_ok), between games
         self._arrived.clear()
         if self._has_queued() or self._arrived.wait(TABLE_GRACE_S):
             return False  # the command first; the table at the next idle point
         self._resize_table()
         return not self._has_queued()
+
+    def _growth_waits(self) -> bool:
+        """Whether the held table is larger than the engine's and the turn is shorter than
+        :data:`TABLE_IDLE_MIN_TURN_MS`: then it waits for the next ``START``."""
+        engine = self._engines.engine
+        if engine is None:
+            return False
+        wanted = self._settings.hash_mb()
+        wanted = engine.default_hash_mb if wanted is None else wanted
+        return (wanted > engine.hash_mb
+                and self._settings.time.turn_ms < TABLE_IDLE_MIN_TURN_MS)
 
     def line_arrived(self) -> None:
         """In the reader thread, for every line (and the end of input)."""
@@ -107,4 +130,4 @@ class HeldSettings:
                     self._engines.apply_settings()
 
 
-__all__ = ["HeldSettings", "TABLE_GRACE_S"]
+__all__ = ["HeldSettings", "TABLE_GRACE_S", "TABLE_IDLE_MIN_TURN_MS"]

@@ -6,8 +6,9 @@ lines and acts on ``END`` and ``YXSTOP`` at once, a *command* thread runs the co
 are loaded (from numba's cache, or compiled when it is cold) in a thread of its own from
 the start (:class:`gomoku_engine.protocol.kernel_loader.KernelLoader`), and optional ones
 (the VCT solver, the genetic algorithm) as soon as ``INFO`` selects them: ``ABOUT`` is
-answered at once, ``START`` waits for them until ``START_WAIT_S`` after the manager sent it
-(the process's start, when it was already waiting in the pipe), and a move that comes
+answered at once, ``START`` waits for them until ``START_WAIT_S`` after the process's start
+when it was already waiting in the pipe, else ``START_WAIT_LATE_S`` after its arrival
+(c-gomoku-cli's tolerance), and a move that comes
 before they are ready waits only as long as its time allows
 (:mod:`gomoku_engine.protocol.move_reply`).  Nothing a command does may wait for the
 engine's build or for a new transposition table while a move waits behind it
@@ -63,6 +64,11 @@ ABOUT = (f'name="gomoku-engine", version="{__version__}", '
 #: about 1.35 s after the process starts on an idle 2-core machine, later on a busy one
 #: (docs/startup.md); a first move that comes before them pays for their loading.
 START_WAIT_S = 2.0
+#: The same for a ``START`` that arrived after the reader began (after an ``ABOUT``
+#: handshake, or a later game), from its arrival: c-gomoku-cli gives ``START`` its
+#: ``tolerance`` (1 s in the README's example) and the engine's build after the wait takes
+#: 0.1-0.4 s more, so it waits less.
+START_WAIT_LATE_S = 0.6
 #: Known command words (an unterminated BOARD block ends when one of these arrives).
 _COMMANDS = {"START", "RECTSTART", "RESTART", "BEGIN", "TURN", "BOARD", "YXBOARD", "INFO",
              "END", "ABOUT", "TAKEBACK", "PLAY", "YXSTOP", "STOP", "YXSHOWINFO",
@@ -144,6 +150,8 @@ class ProtocolLoop(YixinCommands):
                                   evaluation=evaluation or DEFAULT_EVALUATION)
         self._game: GameState | None = None  # from START on; the engine's board follows it
         self._started_at = time.perf_counter() if started_at is None else started_at
+        #: while START applies the INFO lines that came with it: their answers wait for OK
+        self._hold_info_replies = False
         self._engines = EngineHolder(engine_factory or (lambda w, h: Engine(w, h)),
                                      self._settings, warm_up)
         self._moves = MoveReply(self.out, self._settings)
@@ -185,6 +193,8 @@ class ProtocolLoop(YixinCommands):
         if word != "INFO":
             self._flush_pending()
         handler(rest, line)
+        if word == "INFO" and not self._hold_info_replies:
+            self._flush_pending()  # a bad value is answered at once
 
     def _flush_pending(self) -> None:
         for text in self._settings.pending_lines.values():
@@ -219,19 +229,25 @@ class ProtocolLoop(YixinCommands):
         # a move that comes before the kernels gets the kernel-free move (move_reply).
         # START was sent when it arrived, unless it was already waiting in the pipe when
         # the reader began (sent with the process's start, or during the imports).
-        since = self._started_at if line.early else line.arrived
+        deadline = (self._started_at + START_WAIT_S if line.early
+                    else line.arrived + START_WAIT_LATE_S)
         if self._engines.loader.wait(self._settings.kernel_groups(),
-                                     max(0.0, since + START_WAIT_S - time.perf_counter())):
+                                     max(0.0, deadline - time.perf_counter())):
             # The INFO lines a manager sent right after START (a referee writes them with
             # it, before waiting for OK) are applied first, so the engine is built with
             # their transposition-table size: resized by a later INFO max_memory, the
             # table (120 MiB at Gomocup's limit, 180-290 ms to write, more on a busy
             # machine) was charged to the first move (docs/startup.md).
-            for info in self._threads.take_queued("INFO"):
-                self._dispatch(info)
+            self._hold_info_replies = True  # their answers come after OK, which the
+            try:                            # manager waits for (an ERROR first is a refusal)
+                for info in self._threads.take_queued("INFO"):
+                    self._dispatch(info)
+            finally:
+                self._hold_info_replies = False
             self._held.before_ok()  # the table: the first move is asked for on OK
             self._engines.build()
         self.out.line("OK")
+        self._flush_pending()
 
     def _cmd_start(self, rest: str, line: Line) -> None:
         numbers = rest.replace(",", " ").split()
@@ -395,5 +411,5 @@ class ProtocolLoop(YixinCommands):
         self._ponder.after_move(game)
 
 
-__all__ = ["ABOUT", "MEMORY_RESERVE_MB", "Output", "ProtocolLoop", "Point", "START_WAIT_S",
-           "TABLE_GRACE_S", "rule_from_info"]
+__all__ = ["ABOUT", "MEMORY_RESERVE_MB", "Output", "ProtocolLoop", "Point",
+           "START_WAIT_LATE_S", "START_WAIT_S", "TABLE_GRACE_S", "rule_from_info"]

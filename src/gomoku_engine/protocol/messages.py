@@ -3,19 +3,23 @@
 ``MESSAGE`` lines are free text for the manager's log (docs/protocol.md section
 3); a manager shows them, a tool may read them.  This module writes them all, so the
 format has one owner, and reads back the search lines (:func:`parse_search_line`, used by
-``gomoku-engine label``).  A search line gives the last completed iteration (and, per
-iteration with ``INFO show_detail``, the same with the speed)::
+``gomoku-engine label``).  A search line gives the last completed iteration (the line
+before the move; with ``INFO show_detail``, one per iteration too), in the form Rapfi
+writes (its ``UCILIKE`` message mode, ``Rapfi/search/searchoutput.cpp``) and tools such
+as pygomo-lib read::
 
-    MESSAGE depth 9-14 ev -163 n 52113 tm 703 pv h8 i9 j10
-    MESSAGE depth 5-7 ev win in 3 n 1048 n/ms 312 tm 3 pv h8 i9 h9
+    MESSAGE depth 9-14 ev -163 n 52113 n/ms 74 tm 703 pv h8 i9 j10
+    MESSAGE depth 5-7 ev +M3 n 1048 n/ms 312 tm 3 pv h8 i9 h9
 
-``ev`` is the score for the side to move in centi-stones, or ``win in N`` / ``loss in N``
-plies (:func:`gomoku_engine.core.notation.format_score`); ``n`` nodes, ``n/ms`` nodes per
-millisecond, ``tm`` milliseconds since the command arrived, ``pv`` the principal
-variation in letter-number points (at most ten in the final line).  ``YXNBEST``'s
-lines before the move add ``multipv <k>`` (:func:`multipv_line`).  Yixin-Board's live
-marks are ``MESSAGE REALTIME`` lines (:func:`realtime_lines`); its detail lines are
-``INFO`` lines, written by :mod:`gomoku_engine.protocol.analysis`.
+``ev`` is the score for the side to move in centi-stones, or ``+M<n>`` / ``-M<n>``: a
+forced win / loss in ``n`` plies (:func:`score_text`, Rapfi's ``operator<<(Value)``);
+``n`` nodes, ``n/ms`` nodes per millisecond, ``tm`` milliseconds since the command
+arrived, ``pv`` the principal variation in letter-number points (at most ten in the final
+line).  The lines of earlier versions (no ``n/ms`` in the final line, mates as ``win in
+N`` / ``loss in N``, ``multipv <k>`` before ``depth``) are read too.  ``YXNBEST``'s lines
+before the move add ``multipv <k>`` after the depth, as Rapfi's do (:func:`multipv_line`).
+Yixin-Board's live marks are ``MESSAGE REALTIME`` lines (:func:`realtime_lines`); its
+detail lines are ``INFO`` lines, written by :mod:`gomoku_engine.protocol.analysis`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..core.constants import mate_in
+from ..core.constants import MATE, mate_in
 from ..core.errors import InvalidMoveError
 from ..core.notation import (Point, format_pair, format_point, format_score, parse_moves,
                              parse_score)
@@ -34,8 +38,34 @@ from ..search.limits import SearchInfo, SearchResult
 PV_SHOWN = 10
 
 _SEARCH_LINE = re.compile(
-    r"MESSAGE depth (?P<depth>\d+)-(?P<seldepth>\d+) ev (?P<score>-?\d+|(?:win|loss) in \d+)"
+    r"MESSAGE (?:multipv (?P<old_multipv>\d+) )?depth (?P<depth>\d+)-(?P<seldepth>\d+) "
+    r"(?:multipv (?P<multipv>\d+) )?ev (?P<score>-?\d+|[+-]M\d+|(?:win|loss) in \d+)"
     r" n (?P<nodes>\d+)(?: n/ms \d+)? tm (?P<time>\d+) pv ?(?P<pv>.*)")
+_MATE_TEXT = re.compile(r"([+-])M(\d+)")
+
+
+def score_text(score: int) -> str:
+    """A search score as the search lines write it: centi-stones, or ``+M<n>`` /
+    ``-M<n>`` for a forced win / loss in ``n`` plies (Rapfi's form, which managers and
+    pygomo-lib read; :func:`gomoku_engine.core.notation.format_score` writes the words)."""
+    plies = mate_in(score)
+    if plies is None:
+        return str(score)
+    return f"+M{plies}" if plies > 0 else f"-M{-plies}"
+
+
+def _read_score(text: str) -> int:
+    """The score of :func:`score_text`, or of the words of earlier lines (``win in 5``)."""
+    mate = _MATE_TEXT.fullmatch(text)
+    if mate is None:
+        return parse_score(text)
+    plies = int(mate.group(2))
+    return MATE - plies if mate.group(1) == "+" else -(MATE - plies)
+
+
+def _speed(nodes: int, time_ms: float) -> int:
+    """Nodes per millisecond (the ``n/ms`` field); 0 under a millisecond."""
+    return int(nodes / time_ms) if time_ms >= 1 else 0
 
 
 
@@ -44,30 +74,44 @@ def _pv_text(pv: Iterable[Point]) -> str:
 
 
 def result_line(result: SearchResult) -> str:
-    """The line printed before the move: the last completed iteration's figures."""
-    return (f"MESSAGE depth {result.depth}-{result.seldepth} ev {format_score(result.score)} "
-            f"n {result.nodes} tm {result.time_ms:.0f} pv {_pv_text(result.pv[:PV_SHOWN])}")
+    """The line printed before the move: the last completed iteration's figures, with the
+    whole search's nodes and time."""
+    return (f"MESSAGE depth {result.depth}-{result.seldepth} ev {score_text(result.score)} "
+            f"n {result.nodes} n/ms {_speed(result.nodes, result.time_ms)} "
+            f"tm {result.time_ms:.0f} pv {_pv_text(result.pv[:PV_SHOWN])}")
 
 
 def iteration_line(info: SearchInfo) -> str:
     """The line of one completed iteration (``INFO show_detail`` bit 1, realtime: what a
     human reads in the manager's log while the engine thinks)."""
-    return (f"MESSAGE depth {info.depth}-{info.seldepth} ev {format_score(info.score)} "
+    return (f"MESSAGE depth {info.depth}-{info.seldepth} ev {score_text(info.score)} "
             f"n {info.nodes} n/ms {info.nps // 1000} tm {info.time_ms:.0f} "
             f"pv {_pv_text(info.pv)}")
+
+
+#: The words of :func:`kernel_free_line` a manager's log is searched for
+#: (:func:`is_kernel_free_line`; the referee counts such moves per engine).
+KERNEL_FREE_MARK = "kernel-free move"
 
 
 def kernel_free_line(time_ms: float) -> str:
     """The line before a move chosen without the search (its kernels were still loading
     or compiling when the move's time ran out), ``time_ms`` after the request."""
-    return f"MESSAGE kernels still loading: kernel-free move in {time_ms:.0f} ms"
+    return f"MESSAGE kernels still loading: {KERNEL_FREE_MARK} in {time_ms:.0f} ms"
+
+
+def is_kernel_free_line(line: str) -> bool:
+    """Whether an engine's output ``line`` is :func:`kernel_free_line`'s (any time)."""
+    return line.startswith("MESSAGE ") and KERNEL_FREE_MARK in line
 
 
 def multipv_line(index: int, line: SearchResult) -> str:
     """A line of ``YXNBEST``'s answer, before the move: the ``index``-th best move
-    (1-based) with its own figures, as :func:`result_line` after ``multipv <index>``
-    (so :func:`parse_search_line` reads it once that word and number are removed)."""
-    return result_line(line).replace("MESSAGE ", f"MESSAGE multipv {index} ", 1)
+    (1-based) with its own figures, as :func:`result_line` with ``multipv <index>`` after
+    the depth (Rapfi's form; :func:`parse_search_line` reads it, ``multipv`` included)."""
+    text = result_line(line)
+    depth_end = text.index(" ev ")
+    return f"{text[:depth_end]} multipv {index}{text[depth_end:]}"
 
 
 def realtime_lines(info: SearchInfo) -> list[str]:
@@ -129,10 +173,11 @@ class SearchLine:
 
     depth: int  #: nominal depth of the iteration (plies)
     seldepth: int  #: deepest ply reached
-    score: int  #: for the side to move; a mate score for ``win in N`` / ``loss in N``
+    score: int  #: for the side to move; a mate score for ``+MN`` / ``-MN`` (or the words)
     nodes: int
     time_ms: int  #: since the command arrived
     pv: list[Point] = field(default_factory=list)  #: principal variation
+    multipv: int = 1  #: the line's rank in a multi-PV answer (``YXNBEST``), 1 otherwise
 
     @property
     def mate(self) -> int:
@@ -157,10 +202,12 @@ def parse_search_line(line: str) -> SearchLine | None:
             pv += parse_moves(token)
         except InvalidMoveError:
             break  # a column past ``z``: the pv is known up to here
-    return SearchLine(int(match["depth"]), int(match["seldepth"]), parse_score(match["score"]),
-                      int(match["nodes"]), int(match["time"]), pv)
+    rank = match["multipv"] or match["old_multipv"] or 1
+    return SearchLine(int(match["depth"]), int(match["seldepth"]), _read_score(match["score"]),
+                      int(match["nodes"]), int(match["time"]), pv, int(rank))
 
 
-__all__ = ["PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines", "ignored_info_line",
-           "iteration_line", "kernel_free_line", "max_hash_size", "multipv_line",
-           "parse_search_line", "realtime_lines", "result_line", "swap2_line"]
+__all__ = ["KERNEL_FREE_MARK", "PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines",
+           "ignored_info_line", "is_kernel_free_line", "iteration_line", "kernel_free_line",
+           "max_hash_size", "multipv_line", "parse_search_line", "realtime_lines",
+           "result_line", "score_text", "swap2_line"]

@@ -4,8 +4,8 @@ Managers send ``INFO <key> <value>`` at any time, in any order, before or after
 ``START`` (docs/protocol.md section 4).  :func:`apply_info` reads one line into a
 :class:`Settings` and says what else must follow (the engine's settings, the kernels a move
 may call); unknown keys are ignored silently, bad values are reported by a ``MESSAGE``
-held until the next command (the manager is not reading while it sends ``INFO``,
-section 3).
+or ``ERROR`` line (:attr:`Settings.pending_lines`), which the protocol loop writes as soon
+as the ``INFO`` line is applied (after ``OK`` for the lines that came with ``START``).
 
 Yixin-Board's ``INFO hash_size`` (KiB) sizes the transposition table with ``max_memory``
 (:meth:`Settings.hash_mb`).  Writing a new table takes 1-2 ms a MiB (120-290 ms for the
@@ -84,8 +84,8 @@ class Settings:
     #: ``INFO param NAME VALUE`` (and ``--param``): the search's tunables set away from
     #: their defaults (:data:`gomoku_engine.search.params.TUNABLES`), by name
     params: dict[str, float] = field(default_factory=dict)
-    #: MESSAGE/ERROR lines held until the next non-INFO command (the manager is not
-    #: reading while it sends INFO, docs/protocol.md section 3), by topic
+    #: MESSAGE/ERROR lines of the INFO lines applied and not yet written, by topic: the
+    #: loop writes them at once (after OK for those that came with START)
     pending_lines: dict[str, str] = field(default_factory=dict)
     #: ``INFO max_memory`` or ``hash_size`` changed the table's size and the engine's table
     #: is not resized yet: :meth:`apply_to` leaves it until the protocol loop resizes it

@@ -37,9 +37,14 @@ with the soft budget (the tunables ``time_*``, :mod:`gomoku_engine.search.params
 Differences from Rapfi: the moves expected shrink as the game goes on (Rapfi counts the
 empty points, which is 22 or more until the board is nearly full), so that a game of
 usual length uses most of the clock; the increment is added to the optimum and to the
-maximum; and the clock's own margin (:meth:`TimeControl.margin` of the time left, up to
-500 ms) is never planned for, so that a game that takes the hard budget every move still
-ends with time on its clock.
+maximum; the maximum is also at most :data:`MAX_PER_OPTIMUM` optimums (the most the
+search stretches its soft budget), so that an iteration started near the end of the soft
+budget cannot run on to the time left over 7 moves (4.2 s of a 30 s clock on the first
+move, where Rapfi planned 1.4 s: c-gomoku-cli, tc=30/5, at 54f820d); and a *reserve*
+(:meth:`TimeControl.reserve`: a tenth of the match time, 1.5 to 5 s) is never planned
+for, so that a move that stalls a second past its budget still leaves time on the clock
+(with only the 500 ms margin kept back, games against Rapfi at 30 s a game ended with
+0.75 s left, at 54f820d).
 """
 
 from __future__ import annotations
@@ -76,6 +81,16 @@ EXPECTED_PLIES = 60
 MOVE_HORIZON = 64
 #: Smallest hard budget, ms (the first iteration completes anyway).
 MIN_HARD_MS = 5.0
+#: The match clock's reserve (never planned for) as a share of the match time, its least
+#: value (ms: a move that overruns its budget by a second, a stall of the machine or a slow
+#: reply, still leaves half a second) and its largest (ms: five such stalls).
+RESERVE_SHARE = 0.1
+RESERVE_MIN_MS = 1500.0
+RESERVE_MAX_MS = 5000.0
+#: The hard budget with a match clock is at most this many optimums: the default of the
+#: search's ``time_factor_max`` (:mod:`gomoku_engine.search.params`), the most it stretches
+#: its soft budget before it starts no iteration.
+MAX_PER_OPTIMUM = 2.0
 
 
 def moves_to_go(moves_played: int) -> float:
@@ -124,8 +139,8 @@ class TimeControl:
 
         See the module docstring for the model.  ``0 < soft <= hard``; hard is at least
         :data:`MIN_HARD_MS`, never more than the turn less its margin and, with a match
-        clock, never more than the time left less its margin (unless that is below
-        :data:`MIN_HARD_MS`: a move must be made).
+        clock, never more than the time left less its :meth:`reserve` (unless that is
+        below :data:`MIN_HARD_MS`: a move must be made).
 
         :param moves_played: stones on the board (to estimate the moves still to come).
         """
@@ -134,16 +149,23 @@ class TimeControl:
         turn_hard = self.turn_ms - self.margin(self.turn_ms)
         soft, hard = turn_hard * TURN_SOFT_SHARE, turn_hard
         if self.match_limited():
-            usable = max(0.0, self.left_ms - self.margin(self.match_ms))
+            usable = max(0.0, self.left_ms - self.reserve())
             if self.turn_ms * MOVE_HORIZON > usable:  # not ample: spread the clock
                 increment = self.increment_ms
-                maximum = min(hard, usable / MATCH_SPACE_MIN + increment,
-                              max(usable, MIN_HARD_MS))
                 optimum = usable / moves_to_go(moves_played) + increment
+                maximum = min(hard, usable / MATCH_SPACE_MIN + increment,
+                              MAX_PER_OPTIMUM * optimum, max(usable, MIN_HARD_MS))
                 hard = maximum
                 soft = min(optimum, maximum * SOFT_SHARE)
         hard = max(hard, MIN_HARD_MS)
         return max(1.0, min(soft, hard)), hard
+
+    def reserve(self) -> float:
+        """The part of the match clock no move plans for (ms): :data:`RESERVE_SHARE` of
+        ``timeout_match`` between :data:`RESERVE_MIN_MS` and :data:`RESERVE_MAX_MS`, at
+        most half the match time."""
+        share = min(RESERVE_MAX_MS, max(RESERVE_MIN_MS, RESERVE_SHARE * self.match_ms))
+        return min(0.5 * self.match_ms, share)
 
     @staticmethod
     def margin(limit_ms: float) -> float:
