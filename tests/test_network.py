@@ -113,3 +113,32 @@ def test_unknown_or_missing_network_is_refused_and_the_engine_keeps_its_evaluati
     with pytest.raises(ValueError):
         engine.set_evaluation("neural")
     assert engine.board.evaluation == before
+
+
+def _signatures() -> int:
+    """Compiled signatures of every kernel of the position, the evaluation and the search."""
+    from numba.core.registry import CPUDispatcher
+
+    from gomoku_engine.eval import evaluator
+    from gomoku_engine.game import position
+    from gomoku_engine.search import alphabeta, threats
+
+    return sum(len(f.signatures) for m in (evaluator, position, alphabeta, threats)
+               for f in vars(m).values() if isinstance(f, CPUDispatcher))
+
+
+def test_both_evaluations_run_the_same_compiled_kernels():
+    """The network is chosen at run time: after a classical search, a network search (and
+    its make/unmake, evaluation and threat solver) compiles no new signature, so the
+    warm-up's cache serves both."""
+    engine = Engine(15, hash_mb=1)
+    for x, y in ((7, 7), (8, 8), (8, 7)):
+        engine.board.play(x, y)
+    engine.search(Limits(depth=4))
+    before = _signatures()
+    engine.board = Board(15, evaluation=network_tables(random_weights(), Rule.FREESTYLE))
+    for x, y in ((7, 7), (8, 8), (8, 7)):
+        engine.board.play(x, y)
+    engine.search(Limits(depth=4))
+    engine.board.undo()
+    assert _signatures() == before

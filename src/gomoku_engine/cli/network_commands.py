@@ -72,8 +72,13 @@ def _dataset(sources: list[tuple[str, str | None]], folder: Path):
 @click.option("--mix", type=click.FloatRange(0, 1), default=0.7, show_default=True,
               help="The teacher's share of the target, the rest being the game result.")
 @click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--threatened-weight", type=click.FloatRange(0, None, min_open=True),
+              default=1.0, show_default=True,
+              help="Weight of positions where the side to move faces a four-three or "
+                   "open-four point, against 1 for the others.")
 def train(sources: tuple[str, ...], folder: str, out: str, epochs: int, width: int,
-          hidden: int, batch: int, learning_rate: float, mix: float, seed: int) -> None:
+          hidden: int, batch: int, learning_rate: float, mix: float, seed: int,
+          threatened_weight: float) -> None:
     """Train the network evaluation on scored games and export it for the engine.
 
     SOURCES are `selfplay --engine` files (their moves' scores are the teacher's) or
@@ -90,7 +95,8 @@ def train(sources: tuple[str, ...], folder: str, out: str, epochs: int, width: i
     folder_path = Path(folder)
     folder_path.mkdir(parents=True, exist_ok=True)
     data = _dataset(pairs, folder_path)
-    config = TrainConfig(width, hidden, epochs, batch, learning_rate, 1e-4, mix, seed)
+    config = TrainConfig(width, hidden, epochs, batch, learning_rate, 1e-4, mix, seed,
+                         threatened_weight)
     try:
         trainer = Trainer(data, config, folder_path, rule, [s for s in sources])
     except TrainingError as exc:

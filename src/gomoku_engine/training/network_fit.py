@@ -60,6 +60,9 @@ class TrainConfig:
     weight_decay: float = 1e-4
     mix: float = 0.7  #: the teacher's share of the target
     seed: int = 1
+    #: weight of a position where the side to move is threatened (the opponent has a
+    #: four-three or open-four point) against 1 for the others
+    threatened_weight: float = 1.0
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -137,10 +140,6 @@ def _logits(jnp, params, x):
     return hidden @ params["w3"] + params["b3"]
 
 
-def _bce(jnp, logits, target):
-    return jnp.mean(jnp.logaddexp(0.0, logits) - target * logits)
-
-
 class Trainer:
     """One training run over ``data``, checkpointed in ``folder``.
 
@@ -162,6 +161,7 @@ class Trainer:
         self.scale = teacher_scale(data, self.train_rows)
         self.target = (config.mix * teacher_probability(data, self.scale)
                        + (1.0 - config.mix) * data.result).astype(np.float32)
+        self.weight = np.where(data.threatened, config.threatened_weight, 1.0).astype(np.float32)
         self.optimizer = self.optax.adamw(
             self.optax.cosine_decay_schedule(config.learning_rate,
                                              config.epochs * self.steps_per_epoch),
@@ -183,11 +183,12 @@ class Trainer:
         absent = np.ones((2, ROW, 1), np.float32)
         absent[:, ABSENT] = 0.0
 
-        def loss(params, x, t):
-            return _bce(jnp, _logits(jnp, params, x), t)
+        def loss(params, x, t, w):
+            logits = _logits(jnp, params, x)
+            return jnp.sum(w * (jnp.logaddexp(0.0, logits) - t * logits)) / jnp.sum(w)
 
-        def step(params, opt_state, x, t):
-            value, grads = jax.value_and_grad(loss)(params, x, t)
+        def step(params, opt_state, x, t, w):
+            value, grads = jax.value_and_grad(loss)(params, x, t, w)
             updates, opt_state = self.optimizer.update(grads, opt_state, params)
             params = optax.apply_updates(params, updates)
             params["embed"] = params["embed"] * absent  # the absent row stays zero
@@ -266,7 +267,8 @@ class Trainer:
             for s in range(self.steps_per_epoch):
                 rows = order[s * cfg.batch:(s + 1) * cfg.batch]
                 self.params, self.opt_state, value = self._step(
-                    self.params, self.opt_state, self.data.dense(rows), self.target[rows])
+                    self.params, self.opt_state, self.data.dense(rows), self.target[rows],
+                    self.weight[rows])
                 losses.append(float(value))
                 if progress is not None:
                     progress(s, losses[-1])
