@@ -316,6 +316,21 @@ TUNABLES: tuple[Tunable, ...] = (
 #: the tunables by name
 TUNABLE: dict[str, Tunable] = {t.name: t for t in TUNABLES}
 
+#: "Selectivity off": the settings under which the search prunes and reduces nothing
+#: within its candidates (no breadth limit, reverse futility, razoring, move-count
+#: pruning, late-move or other reductions, singular extension, and no node-limited VCF at
+#: the horizon, whose budget makes its answer depend on the order it tries the fours).
+#: What is left is alpha-beta over the candidate moves (the points near the stones, the
+#: fours and defences where the opponent threatens a forced win) with its transposition
+#: table: the form the invariance tests (colour swap, symmetries, plain minimax) check.
+SELECTIVITY_OFF: dict[str, float] = {
+    "root_breadth": TUNABLE["root_breadth"].high, "breadth": TUNABLE["breadth"].high,
+    "futility_depth": 0, "razor_depth": 0, "move_count_depth": 0,
+    "lmr_min_depth": TUNABLE["lmr_min_depth"].high, "iir_reduction": 0,
+    "singular_depth": 0, "fail_high_reduction": 0, "alpha_reduction": 0,
+    "threatened_pruning": 0, "horizon_vcf_nodes": 0,
+}
+
 #: the tunables' record, one field a tunable (int64 or float64): the search kernels read
 #: ``ss.tune[0].<name>``, so a value set at run time needs no recompiling
 PARAMS_DTYPE = np.dtype([(t.name, np.int64 if t.integer else np.float64) for t in TUNABLES])

@@ -147,6 +147,15 @@ def _count_node(ts: ThreatState) -> bool:
     return c[ABORTED] != 0
 
 
+@njit(inline="always")
+def _table_slot(key: np.uint64, size: int) -> np.uint64:
+    """The slot of ``key`` in a table of ``size`` (a power of two) entries, from bit 1 up:
+    bit 0 of a position's key is the parity of its stones plus the side to move, the same
+    in every position of a game (every Zobrist value is odd), so indexed by the raw key
+    the no-VCF and no-VCT tables used half their slots."""
+    return (key >> np.uint64(1)) & np.uint64(size - 1)
+
+
 @njit
 def _record(ts: ThreatState, ply: int, move: int) -> None:
     ts.line[ply] = move
@@ -224,7 +233,7 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
     elif four_points(pos, us) == 0:
         return False  # no four to make: skip the scan of the board
     key = pos.key[0]
-    slot = key & np.uint64(ts.tt_key.shape[0] - 1)
+    slot = _table_slot(key, ts.tt_key.shape[0])
     if ts.tt_key[slot] == key and ts.tt_depth[slot] >= depth:
         return False
     if forced >= 0:
@@ -358,13 +367,13 @@ def _sort_by_score(pos: Position, ts: ThreatState, ply: int, n: int, side: int) 
 @njit
 def _vct_probe(ts: ThreatState, key: np.uint64, depth: int) -> bool:
     """True if the table proves "no VCT within ``depth``" for the attacker to move."""
-    slot = key & np.uint64(ts.vct_key.shape[0] - 1)
+    slot = _table_slot(key, ts.vct_key.shape[0])
     return ts.vct_key[slot] == key and ts.vct_depth[slot] >= depth
 
 
 @njit
 def _vct_store(ts: ThreatState, key: np.uint64, depth: int) -> None:
-    slot = key & np.uint64(ts.vct_key.shape[0] - 1)
+    slot = _table_slot(key, ts.vct_key.shape[0])
     ts.vct_key[slot] = key
     ts.vct_depth[slot] = min(depth, 127)
 
