@@ -854,7 +854,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
 
     pv_node = beta - alpha > 1
     key = pos.key[0]
-    entry = _tt_probe(ss, key) if excluded < 0 else -1
+    entry = _tt_probe(ss, key) if excluded < 0 and ss.tune[0].tt_reads != 0 else -1
     tt_move = -1
     tt_flag = 0
     tt_depth = 0

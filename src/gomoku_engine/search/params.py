@@ -84,6 +84,9 @@ TUNABLES: tuple[Tunable, ...] = (
          "a new entry replaces the bucket's entry of least depth - tt_age_weight * age "
          "(plies a search since it was stored), so entries of older moves go first "
          "(Stockfish's replacement rule)"),
+    _int("tt_reads", 1, 0, 1, 1,
+         "0: the search never reads its transposition table (no TT move, no cutoff), for "
+         "the tests that compare the search with and without it; 1: it does"),
     _int("fail_low_move", 0, 0, 1, 1,
          "1: a node where every move failed low stores the move of the highest upper bound "
          "as its TT move (this search before 884a811); 0: it keeps the TT move it had "
