@@ -58,6 +58,10 @@ def line(text: str) -> list[int]:
     ("__xxx*_____", Rule.CARO, OPEN_FOUR),       # nothing blocks either end
     ("#_xxx*_____", Rule.CARO, OPEN_FOUR),       # the edge is no block
     ("o_xxx*__o__", Rule.CARO, FOUR),
+    # rule 8: the fours this three makes are o.xxxx. shapes or overlines whose far end
+    # lies beyond the eleven cells (maybe the opponent's): no open four is sure, a three
+    ("####_*xx__x", Rule.CARO, THREE),
+    ("####_*xx__x", Rule.FREESTYLE, OPEN_THREE),
 ])
 def test_reference_classifier_on_named_shapes(text, rule, expected):
     assert classify_line(line(text), rule) == expected

@@ -132,19 +132,21 @@ def caro_stoppers(line: Sequence[int], j: int) -> set[int]:
     five's open end when its other end is an opponent stone (a five blocked at both ends
     does not win).  The cells of the five's line are all the stoppers there are.
 
-    :param line: 11 normalised cells (1 own, 0 empty, 2 opponent, 3 wall), the centre own;
-        the run through ``j`` must be a five whose ends lie inside the eleven cells for
-        the end rule to apply (beyond them an end counts as open, as in :func:`_classify`).
+    An overline (rule 8) may end beyond the eleven cells, where the end is unknown: the
+    end inside them, if empty, counts as a stopper then (it is one if the unknown end is
+    the opponent's), so that an open four is never claimed on what the line cannot show.
+
+    :param line: 11 normalised cells (1 own, 0 empty, 2 opponent, 3 wall), the centre own.
     """
     filled = list(line)
     filled[j] = 1
     left, right = _run_ends(filled, j)
+    ends = [filled[i] if 0 <= i < 11 else 2 for i in (left, right)]  # unknown: maybe his
     stoppers = {j}
-    if left >= 0 and right < 11:
-        if filled[left] == 2 and filled[right] == 0:
-            stoppers.add(right)
-        if filled[right] == 2 and filled[left] == 0:
-            stoppers.add(left)
+    if ends[0] == 2 and ends[1] == 0:
+        stoppers.add(right)
+    if ends[1] == 2 and ends[0] == 0:
+        stoppers.add(left)
     return stoppers
 
 
@@ -166,12 +168,12 @@ def _caro_stopper_mask(key: int, j: int) -> int:
     while right < 11 and _key_cell(key, right, j) == 1:
         right += 1
     mask = 1 << j
-    if left >= 0 and right < 11:
-        a, b = _key_cell(key, left, j), _key_cell(key, right, j)
-        if a == 2 and b == 0:
-            mask |= 1 << right
-        if b == 2 and a == 0:
-            mask |= 1 << left
+    a = _key_cell(key, left, j) if left >= 0 else 2  # beyond the cells: maybe his
+    b = _key_cell(key, right, j) if right < 11 else 2
+    if a == 2 and b == 0:
+        mask |= 1 << right
+    if b == 2 and a == 0:
+        mask |= 1 << left
     return mask
 
 
