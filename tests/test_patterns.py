@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from gomoku_engine.core.constants import (
-    DEAD, DOUBLE_FOUR, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO,
+    BLACK, DEAD, DOUBLE_FOUR, FIVE, FOUR, ONE, OPEN_FOUR, OPEN_THREE, OPEN_TWO, OVERLINE, THREE, TWO,
     Rule,
 )
-from gomoku_engine.core.patterns import classify_line, line_table, line_to_key
+from gomoku_engine.core.patterns import classify_line, key_slot, line_table, line_to_key
 
 
 def line(text: str) -> list[int]:
@@ -51,9 +51,37 @@ def line(text: str) -> list[int]:
     ("_oxxx*_o___", Rule.CARO, DEAD),            # its only five, oxxxxxo, is blocked
     ("_oxxx*_o___", Rule.FREESTYLE, FOUR),
     ("_oxxx*__o__", Rule.CARO, FOUR),
+    # o_xxxx_: two five points, but white's stone past the right one stops both (the left
+    # five would be blocked at both ends): a four under caro, an open four elsewhere
+    ("o_xxx*_____", Rule.CARO, FOUR),
+    ("o_xxx*_____", Rule.CARO_STANDARD, FOUR),
+    ("__xxx*_____", Rule.CARO, OPEN_FOUR),       # nothing blocks either end
+    ("#_xxx*_____", Rule.CARO, OPEN_FOUR),       # the edge is no block
+    ("o_xxx*__o__", Rule.CARO, FOUR),
+    # rule 8: the fours this three makes are o.xxxx. shapes or overlines whose far end
+    # lies beyond the eleven cells (maybe the opponent's): no open four is sure, a three
+    ("####_*xx__x", Rule.CARO, THREE),
+    ("####_*xx__x", Rule.FREESTYLE, OPEN_THREE),
 ])
 def test_reference_classifier_on_named_shapes(text, rule, expected):
     assert classify_line(line(text), rule) == expected
+
+
+@pytest.mark.parametrize("rule", [Rule.CARO, Rule.CARO_STANDARD])
+def test_caro_open_fours_one_stone_stops_are_fours_in_table_and_reference(rule):
+    """Every key where caro's table has a four and freestyle's (standard's) an open four is
+    one whose fives one stone stops: the reference says so too, for both colours."""
+    table = line_table(rule)
+    plain = line_table(Rule.STANDARD if rule.exact_five(BLACK) else Rule.FREESTYLE)
+    keys = np.flatnonzero((table[0] == FOUR) & (plain[0] == OPEN_FOUR))
+    assert len(keys) > 100
+    rng = random.Random(70)
+    for key in rng.sample(list(keys), 300):
+        cells = [(int(key) >> (2 * key_slot(i - 5))) & 3 if i != 5 else 0 for i in range(11)]
+        assert classify_line(cells, rule, 1) == FOUR, cells
+        swapped = [{1: 2, 2: 1}.get(c, c) for c in cells]
+        assert classify_line(swapped, rule, 2) == FOUR, cells
+        assert table[1, line_to_key(swapped)] == FOUR
 
 
 @pytest.mark.parametrize("rule", list(Rule))

@@ -41,7 +41,8 @@ def _empty(board: Board) -> list[tuple[int, int]]:
 def _claim(board: Board) -> tuple[int, int] | None:
     """The point ``_quick_win`` claims for the side to move, or None."""
     us = board.to_move - 1
-    cell = _quick_win(board.position, board.tables, us, 1 - us)
+    scratch = np.zeros((1, board.width * board.height), np.int32)
+    cell = _quick_win(board.position, board.tables, us, 1 - us, scratch, 0)
     return None if cell < 0 else board.geometry.xy(cell)
 
 

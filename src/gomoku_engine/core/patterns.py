@@ -13,6 +13,8 @@ the ten neighbours at distances 1..5 on both sides, two bits each (0 empty, 1 bl
 * ``OPEN_FOUR`` / ``FOUR``: two or more / exactly one further point on the line makes five
   (for renju black, ``OPEN_FOUR`` is a straight four, the two five points at the ends of
   four stones in a row; any other pair is ``DOUBLE_FOUR``, a double four in one line);
+  under caro an ``OPEN_FOUR`` is also one that no single opponent stone stops, else it
+  is a ``FOUR`` (``o.xxxx.``: the stone past the right five point stops both fives);
 * ``OPEN_THREE`` / ``THREE``: some further point makes an ``OPEN_FOUR`` / a ``FOUR``;
 * ``OPEN_TWO`` / ``TWO``: some further point makes an ``OPEN_THREE`` / a ``THREE``;
 * ``ONE``: some further point makes a two; ``DEAD``: no five can pass through the point.
@@ -85,12 +87,7 @@ def classify_line(line: Sequence[int], rule: Rule = Rule.FREESTYLE, colour: int 
 
 @lru_cache(maxsize=None)
 def _classify(line: tuple[int, ...], exact_five: bool, caro: bool, renju_black: bool) -> int:
-    left = LINE_CENTRE - 1
-    while left >= 0 and line[left] == 1:
-        left -= 1
-    right = LINE_CENTRE + 1
-    while right < 11 and line[right] == 1:
-        right += 1
+    left, right = _run_ends(line, LINE_CENTRE)
     run = right - left - 1
     if run >= 5:
         if exact_five and run > 5:
@@ -108,11 +105,76 @@ def _classify(line: tuple[int, ...], exact_five: bool, caro: bool, renju_black: 
             elif sub not in (OVERLINE, DOUBLE_FOUR):
                 best = max(best, sub)
     if len(five_points) >= 2:
+        if caro and set.intersection(*(caro_stoppers(line, j) for j in five_points)):
+            return FOUR  # one stone stops every five: a four, not an open four
         straight = len(five_points) == 2 and five_points[1] - five_points[0] == 5
         return DOUBLE_FOUR if renju_black and not straight else OPEN_FOUR
     if five_points:
         return FOUR
     return int(_PROMOTE[best])
+
+
+def _run_ends(line: Sequence[int], i: int) -> tuple[int, int]:
+    """The cells just outside the run of own stones (1) through cell ``i`` of an 11-cell
+    line (-1 or 11 beyond it)."""
+    left = i - 1
+    while left >= 0 and line[left] == 1:
+        left -= 1
+    right = i + 1
+    while right < 11 and line[right] == 1:
+        right += 1
+    return left, right
+
+
+def caro_stoppers(line: Sequence[int], j: int) -> set[int]:
+    """Caro: the cells of ``line`` where an opponent stone stops the five that an own stone
+    on the empty cell ``j`` would complete: ``j`` itself, and the cell just past the
+    five's open end when its other end is an opponent stone (a five blocked at both ends
+    does not win).  The cells of the five's line are all the stoppers there are.
+
+    An overline (rule 8) may end beyond the eleven cells, where the end is unknown: the
+    end inside them, if empty, counts as a stopper then (it is one if the unknown end is
+    the opponent's), so that an open four is never claimed on what the line cannot show.
+
+    :param line: 11 normalised cells (1 own, 0 empty, 2 opponent, 3 wall), the centre own.
+    """
+    filled = list(line)
+    filled[j] = 1
+    left, right = _run_ends(filled, j)
+    ends = [filled[i] if 0 <= i < 11 else 2 for i in (left, right)]  # unknown: maybe his
+    stoppers = {j}
+    if ends[0] == 2 and ends[1] == 0:
+        stoppers.add(right)
+    if ends[1] == 2 and ends[0] == 0:
+        stoppers.add(left)
+    return stoppers
+
+
+@njit
+def _key_cell(key: int, i: int, j: int) -> int:
+    """Cell ``i`` (0..10, the point at 5) of a black line key, the point and ``j`` black."""
+    if i == 5 or i == j:
+        return 1
+    return (key >> (2 * (i if i < 5 else i - 1))) & 3
+
+
+@njit
+def _caro_stopper_mask(key: int, j: int) -> int:
+    """:func:`caro_stoppers` of a black line key as a bit mask over the eleven cells."""
+    left = j - 1
+    while left >= 0 and _key_cell(key, left, j) == 1:
+        left -= 1
+    right = j + 1
+    while right < 11 and _key_cell(key, right, j) == 1:
+        right += 1
+    mask = 1 << j
+    a = _key_cell(key, left, j) if left >= 0 else 2  # beyond the cells: maybe his
+    b = _key_cell(key, right, j) if right < 11 else 2
+    if a == 2 and b == 0:
+        mask |= 1 << right
+    if b == 2 and a == 0:
+        mask |= 1 << left
+    return mask
 
 
 @njit
@@ -153,6 +215,7 @@ def _fill_line_table(exact_five: bool, caro: bool, renju_black: bool,
         fives = 0
         first_five = 0
         last_five = 0
+        stoppers = (1 << 11) - 1  # caro: the cells where one stone stops every five
         best = DEAD
         for s in range(1, 9):  # slots of offsets -4..-1 and 1..4
             if (key >> (2 * s)) & 3 == 0:
@@ -163,9 +226,13 @@ def _fill_line_table(exact_five: bool, caro: bool, renju_black: bool,
                         first_five = offset
                     last_five = offset
                     fives += 1
+                    if caro:
+                        stoppers &= _caro_stopper_mask(key, offset + 5)
                 elif sub != OVERLINE and sub != DOUBLE_FOUR and sub > best:
                     best = sub
-        if fives >= 2:
+        if fives >= 2 and caro and stoppers != 0:
+            table[key] = FOUR  # one stone stops every five: a four, not an open four
+        elif fives >= 2:
             straight = fives == 2 and last_five - first_five == 5
             table[key] = DOUBLE_FOUR if (renju_black and not straight) else OPEN_FOUR
         elif fives == 1:

@@ -19,7 +19,7 @@ from ..core.errors import IllegalMoveError
 from ..core.geometry import Geometry
 from ..core.notation import Point
 from ..eval import DEFAULT_EVALUATION
-from .position import PLY, TO_MOVE, WINNER, Position, Tables, make_move, make_tables
+from .position import PLY, TO_MOVE, WINNER, Position, Tables, make_move, make_tables, set_to_move
 from ..core.rules import LEGAL
 from .position import new_position, reset_position, unmake_move
 
@@ -135,7 +135,7 @@ class Board:
         return [(x, y, colour) for (x, y), colour in zip(self.moves(), self._colours)]
 
     def key(self) -> int:
-        """64-bit Zobrist key of the position."""
+        """64-bit Zobrist key of the position: its stones' and its side to move's."""
         return int(self.position.key[0])
 
     # --- changes ---------------------------------------------------------------------------
@@ -153,7 +153,7 @@ class Board:
         if colour is not None:
             if colour not in (BLACK, WHITE):
                 raise IllegalMoveError(f"colour must be 1 or 2, not {colour}")
-            self.position.state[TO_MOVE] = colour
+            self.set_to_move(colour)
         self._colours.append(self.to_move)
         make_move(self.position, self.tables, self.geometry.index(x, y))
 
@@ -207,7 +207,7 @@ class Board:
             if self.winner:
                 self.load(previous, previous_to_move)
                 raise IllegalMoveError(f"the position already has a five ({x},{y})")
-        self.position.state[TO_MOVE] = to_move
+        self.set_to_move(to_move)
 
     def load(self, stones: Iterable[tuple[int, int, int]], to_move: int) -> None:
         """Replace the position by ``stones`` (``(x, y, colour)``, placed in that order),
@@ -216,7 +216,17 @@ class Board:
         self.clear()
         for x, y, colour in stones:
             self.play(x, y, colour)
-        self.position.state[TO_MOVE] = to_move
+        self.set_to_move(to_move)
+
+    def set_to_move(self, colour: int) -> None:
+        """Make ``colour`` (1 black, 2 white) the side to move, whatever the stones' count
+        says (a composed position); the Zobrist key follows (:meth:`key`).
+
+        :raises IllegalMoveError: for a colour other than 1 or 2.
+        """
+        if colour not in (BLACK, WHITE):
+            raise IllegalMoveError(f"colour must be 1 or 2, not {colour}")
+        set_to_move(self.position, self.tables, colour)
 
     def copy(self) -> Board:
         """An independent board with the same stones (tables are shared, not copied)."""

@@ -52,7 +52,8 @@ class Tables(NamedTuple):
     line_pair: npt.NDArray[np.uint8]
     combo_threat: npt.NDArray[np.int8]  #: int8[65536] threat class per 4-pattern code
     combo_foul: npt.NDArray[np.int8]  #: int8[65536] renju black's foul kind per code
-    zobrist: npt.NDArray[np.uint64]  #: uint64[3, n_cells]; [0, 0] is the side-to-move key
+    #: uint64[3, n_cells]; [0, 0] is the side-to-move key (in the key when white is to move)
+    zobrist: npt.NDArray[np.uint64]
     directions: npt.NDArray[np.int32]  #: int32[4]
     neighbourhood: npt.NDArray[np.int32]  #: int32[24]
     points: npt.NDArray[np.int32]  #: int32[width*height] playable cells
@@ -624,6 +625,21 @@ def find_threat_near(pos: Position, tab: Tables, side: int, threat: int, cell: i
     return -1
 
 
+def set_to_move(pos: Position, tab: Tables, colour: int) -> None:
+    """Make ``colour`` (1 black, 2 white) the side to move, the Zobrist key with it.
+
+    The key is the stones' keys plus the side-to-move key (``tab.zobrist[0, 0]``) when
+    white is to move: :func:`make_move` flips that key because it passes the move, and
+    whoever sets the side to move otherwise (a composed position, a stone of a given
+    colour, a take-back off the middle of a game) goes through here, so the same stones
+    with the other side to move never share an entry of a table keyed by the position.
+    Plain Python (called from the checked API, never inside a search).
+    """
+    if int(pos.state[TO_MOVE]) != colour:
+        pos.state[TO_MOVE] = colour
+        pos.key[0] ^= tab.zobrist[0, 0]
+
+
 @njit
 def pass_move(pos: Position, tab: Tables) -> None:
     """Give the move to the other side without playing (a null move); its own inverse.
@@ -636,4 +652,5 @@ def pass_move(pos: Position, tab: Tables) -> None:
 
 __all__ = ["PAD", "Position", "Tables", "defends", "find_threat", "find_threat_near",
            "four_points", "make_move", "pattern_at", "point_patterns",
-           "make_tables", "new_position", "pass_move", "reset_position", "unmake_move"]
+           "make_tables", "new_position", "pass_move", "reset_position", "set_to_move",
+           "unmake_move"]

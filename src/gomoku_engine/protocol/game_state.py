@@ -24,7 +24,6 @@ from ..core.constants import BLACK, PAD, WHITE, Rule
 from ..core.errors import IllegalMoveError
 from ..core.notation import Point
 from ..game.board import Board, check_on_board, check_stones
-from ..game.position import TO_MOVE
 from ..search.kernel_free import makes_five, patterns_at
 
 #: A stone: ``(x, y, colour)``.
@@ -136,7 +135,7 @@ class GameState:
         if board.to_move != self.to_move:
             # a composed position or a TAKEBACK off the middle of the game: the side to
             # move is given, not the colour after the last stone (as Board.load sets it)
-            board.position.state[TO_MOVE] = self.to_move
+            board.set_to_move(self.to_move)
         return len(want) - common
 
 

@@ -72,10 +72,11 @@ from ..core.constants import (
 from ..eval import evaluate, move_score
 from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..game.position import (
-    P_HEIGHT, P_RENJU, P_STRIDE, P_WIDTH, PLY, TO_MOVE, X_MAX, X_MIN, Y_MAX, Y_MIN, Position,
-    Tables, defends, find_threat, find_threat_near, four_points, line_index,
+    P_CARO, P_HEIGHT, P_RENJU, P_STRIDE, P_WIDTH, PLY, TO_MOVE, X_MAX, X_MIN, Y_MAX, Y_MIN,
+    Position, Tables, defends, find_threat, find_threat_near, four_points, line_index,
     make_move, pattern_at, unmake_move,
 )
+from ..game.defences import five_defences
 # the tunables (``ss.tune[0].<name>``): why each has its value is said in params.py
 from .params import (
     LMR_TABLE_SIZE, ONE_PLY, PARAMS_DTYPE, TT_BUCKET, make_params, params_record,
@@ -141,8 +142,8 @@ TT_DTYPE = np.dtype([("key", np.uint64), ("score", np.int32), ("eval", np.int32)
                      ("age", np.uint8)], align=True)
 TT_ENTRY_BYTES = TT_DTYPE.itemsize  # 24
 NO_EVAL = -(2**31) + 1  #: static evaluation not stored
-NO_FIVE_POINT = -1  #: :func:`_forced_block`: the opponent has no five point
-LOST_TO_FIVE = -2  #: :func:`_forced_block`: its five points cannot all be blocked
+NO_FIVE_POINT = -1  #: :func:`_forced_blocks`: the opponent has no five point
+LOST_TO_FIVE = -2  #: :func:`_forced_blocks`: its five points cannot all be blocked
 #: what every entry holds after clear_search_state: no key, no move, no evaluation
 TT_EMPTY = np.array((0, 0, NO_EVAL, -1, 0, 0, 0), TT_DTYPE)
 
@@ -417,7 +418,8 @@ def _mark_threat_line_defences(pos: Position, tab: Tables, ss: SearchState, them
 
 
 @njit(inline="always")
-def _quick_win(pos: Position, tab: Tables, us: int, them: int) -> int:
+def _quick_win(pos: Position, tab: Tables, us: int, them: int, buf: npt.NDArray[np.int32],
+               row: int) -> int:
     """A point where ``us`` (0 black, 1 white; the side to move) wins in 5 plies whatever
     the opponent does, by rule alone, or -1 (rapfi's ``quickWinCheck``,
     ``Rapfi/game/wincheck.h``).  The caller has found no five point for either side and no
@@ -428,12 +430,14 @@ def _quick_win(pos: Position, tab: Tables, us: int, them: int) -> int:
       four, so the three becomes an open four.
     - A four-three whose four's block makes no four for the opponent: the same, even when
       the opponent has four points elsewhere (a four of theirs after our open four comes
-      too late; before it, the block is forced).
+      too late; before it, the block is forced).  Under caro every block of the four
+      counts (the point past its open end too).
     - A double three while the opponent has no four point: one stone blocks one line
       only, and the opponent can make no four to gain a tempo.
 
     Not sound for renju black (the caller's condition): the straight four's point may be
-    a foul.
+    a foul.  ``buf[row]`` (int32, at least
+    :data:`gomoku_engine.game.defences.MAX_DEFENCES` long) is scratch space.
     """
     no_fours = four_points(pos, them) == 0
     if pos.threat_count[us, T_FOUR_THREE] > 0:
@@ -443,14 +447,32 @@ def _quick_win(pos: Position, tab: Tables, us: int, them: int) -> int:
             if pos.cells[cell] != EMPTY or pos.threat[us, cell] != T_FOUR_THREE:
                 continue
             _make_move(pos, tab, cell)
-            block = find_threat_near(pos, tab, us, T_FIVE, cell)
-            held = block < 0 or pos.threat[them, block] >= T_FOUR
+            if tab.params[P_CARO] != 0:
+                held = _a_block_makes_four(pos, tab, us, them, buf, row)
+            else:
+                block = find_threat_near(pos, tab, us, T_FIVE, cell)
+                held = block < 0 or pos.threat[them, block] >= T_FOUR
             _unmake_move(pos, tab)
             if not held:
                 return cell
     if no_fours and pos.threat_count[us, T_DOUBLE_THREE] > 0:
         return find_threat(pos, tab, us, T_DOUBLE_THREE)
     return -1
+
+
+@njit
+def _a_block_makes_four(pos: Position, tab: Tables, us: int, them: int,
+                        buf: npt.NDArray[np.int32], row: int) -> bool:
+    """``them`` to move after our four: does one of its blocks (or, with none, nothing)
+    make a four for ``them``?  (Caro's second clause of :func:`_quick_win`, where the
+    four has a block past its open end besides its five point; the blocks go to
+    ``buf[row]``.)"""
+    if pos.threat_count[us, T_FIVE] == 0:
+        return True  # no four after all: claim nothing
+    for i in range(five_defences(pos, tab, us, buf, row)):
+        if pos.threat[them, buf[row, i]] >= T_FOUR:
+            return True
+    return False
 
 
 @njit(inline="always")
@@ -597,18 +619,20 @@ def _enter_node(ss: SearchState, ply: int) -> bool:
 
 
 @njit(_nrt=False)
-def _forced_block(pos: Position, tab: Tables, ss: SearchState, us: int, ply: int) -> int:
-    """The opponent's five point that ``us`` must block, or ``NO_FIVE_POINT`` (it has
-    none), or ``LOST_TO_FIVE`` (two five points, or one whose block is a renju foul for
-    black: lost, the PV leaf set)."""
+def _forced_blocks(pos: Position, tab: Tables, ss: SearchState, us: int, ply: int) -> int:
+    """The blocks ``us`` must choose from, the defences of the opponent's five points
+    (:func:`gomoku_engine.game.defences.five_defences`: the five point, under caro also
+    the point past a four's open end), into ``ss.move_buf[ply]``: returns their number,
+    or ``NO_FIVE_POINT`` (the opponent has none), or ``LOST_TO_FIVE`` (no defence, or a
+    block that is a renju foul for black: lost, the PV leaf set)."""
     them = 1 - us
     if pos.threat_count[them, T_FIVE] == 0:
         return NO_FIVE_POINT
-    block = find_threat(pos, tab, them, T_FIVE)
-    if pos.threat_count[them, T_FIVE] >= 2 or (us == 0 and pos.foul[block] != 0):
-        _pv_leaf(ss, ply, block)
+    n = five_defences(pos, tab, them, ss.move_buf, ply)
+    if n == 0 or (us == 0 and pos.foul[ss.move_buf[ply, 0]] != 0):
+        _pv_leaf(ss, ply, find_threat(pos, tab, them, T_FIVE))
         return LOST_TO_FIVE
-    return block
+    return n
 
 
 @njit(_nrt=False)
@@ -653,17 +677,26 @@ def quiescence(pos: Position, tab: Tables, ss: SearchState, alpha: int, beta: in
     if pos.threat_count[us, T_FIVE] > 0:
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_FIVE))
         return MATE - ply - 1
-    block = _forced_block(pos, tab, ss, us, ply)
-    if block == LOST_TO_FIVE:
+    blocks = _forced_blocks(pos, tab, ss, us, ply)
+    if blocks == LOST_TO_FIVE:
         return -(MATE - ply - 2)
-    if block >= 0:  # its only block
+    if blocks > 0:  # its blocks (one but under caro), the only moves
         if ply >= MAX_PLY - 2:
             return evaluate(pos, tab)
-        _make_move(pos, tab, block)
-        score = -quiescence(pos, tab, ss, -beta, -alpha, ply + 1, fours)
-        _unmake_move(pos, tab)
-        _pv_extend(ss, ply, block)
-        return score
+        best = -INFINITY
+        for i in range(blocks):
+            block = ss.move_buf[ply, i]
+            _make_move(pos, tab, block)
+            score = -quiescence(pos, tab, ss, -beta, -alpha, ply + 1, fours)
+            _unmake_move(pos, tab)
+            if score > best:
+                best = score
+                _pv_extend(ss, ply, block)
+                if score > alpha:
+                    alpha = score
+            if alpha >= beta or (i > 0 and ss.counters[STOPPED] != 0):
+                break
+        return best
     if pos.threat_count[us, T_OPEN_FOUR] > 0:
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
         return MATE - ply - 3
@@ -756,31 +789,41 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
         return MATE - ply - 1
     # 2. block the opponent's five point (two of them, or a block that is a renju foul
     # for black: lost)
-    block = _forced_block(pos, tab, ss, us, ply)
-    if block == LOST_TO_FIVE:
+    blocks = _forced_blocks(pos, tab, ss, us, ply)
+    if blocks == LOST_TO_FIVE:
         return -(MATE - ply - 2)
-    if block >= 0:
+    if blocks > 0:
         if ply >= MAX_PLY - 2:
             return evaluate(pos, tab)
-        # the only move: searched at the same depth (the extension of the reply to a four),
-        # or deeper by the tunable four_reply_extension above the horizon
+        # the only moves (one but under caro, whose four blocked at one end is also
+        # stopped past its open end): searched at the same depth (the extension of the
+        # reply to a four), or deeper by the tunable four_reply_extension above the horizon
         ss.eval_stack[ply] = -ss.eval_stack[ply - 1] if ply > 0 else evaluate(pos, tab)
         if ply == 0:
-            ss.counters[ROOT_MOVES] = 1
+            ss.counters[ROOT_MOVES] = blocks
         child_depth = depth + ss.tune[0].four_reply_extension if depth > 0 else depth
-        _make_move(pos, tab, block)
-        score = -negamax(pos, tab, ss, ts, child_depth, -beta, -alpha, ply + 1,
-                         np.int64(1 - cut_node))
-        _unmake_move(pos, tab)
-        _pv_extend(ss, ply, block)
-        return score
+        best = -INFINITY
+        for i in range(blocks):
+            block = ss.move_buf[ply, i]
+            _make_move(pos, tab, block)
+            score = -negamax(pos, tab, ss, ts, child_depth, -beta, -alpha, ply + 1,
+                             np.int64(1 - cut_node))
+            _unmake_move(pos, tab)
+            if score > best:
+                best = score
+                _pv_extend(ss, ply, block)
+                if score > alpha:
+                    alpha = score
+            if alpha >= beta or (i > 0 and ss.counters[STOPPED] != 0):
+                break
+        return best
     if pos.threat_count[us, T_OPEN_FOUR] > 0:  # 3. open four: five next move
         _pv_leaf(ss, ply, find_threat(pos, tab, us, T_OPEN_FOUR))
         return MATE - ply - 3
     if us == 1 or tab.params[P_RENJU] == 0:
         # 3b. a win in 5 by rule.  Not for renju black: the point that makes the straight
         # four may be a foul by then.
-        win = _quick_win(pos, tab, us, them)
+        win = _quick_win(pos, tab, us, them, ss.move_buf, ply)
         if win >= 0:
             _pv_leaf(ss, ply, win)
             return MATE - ply - 5
@@ -811,7 +854,7 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
 
     pv_node = beta - alpha > 1
     key = pos.key[0]
-    entry = _tt_probe(ss, key) if excluded < 0 else -1
+    entry = _tt_probe(ss, key) if excluded < 0 and ss.tune[0].tt_reads != 0 else -1
     tt_move = -1
     tt_flag = 0
     tt_depth = 0

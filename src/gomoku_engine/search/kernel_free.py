@@ -7,7 +7,9 @@ from this module: plain Python over a dictionary of stones, with the line patter
 and a one-ply choice:
 
 1. a point that makes five for the side to move (it wins);
-2. else a point where the opponent would make five (the only defence);
+2. else a point where the opponent would make five (the only defence; under caro, where a
+   five blocked at both ends does not win, the point past a four's open end stops it
+   too, and a point that stops every five point of the opponent is preferred);
 3. else the point with the highest sum of pattern values for both colours over the four
    directions (attack counts a little more than defence), among the empty points within
    two of a stone; on an empty board the centre (or, under an opening rule, the allowed
@@ -175,15 +177,43 @@ def _forced_point(board: Stones, width: int, height: int, rule: Rule, to_move: i
     needs a row of five stones (:func:`gomoku_engine.core.patterns.classify_line` says so
     first of all), so only the points with one are classified."""
     for colour in (to_move, 3 - to_move):
-        for x, y in points:
-            if ((x, y) in excluded or _run_through(board, width, height, x, y, colour) < 5
-                    or not makes_five(patterns_at(board, width, height, rule, x, y, colour))):
+        fives = _five_points(board, width, height, rule, colour, points)
+        if colour != to_move and rule.caro and fives:
+            return _caro_block(board, width, height, rule, to_move, excluded, points, fives)
+        for x, y in fives:
+            if (x, y) in excluded:
                 continue
             if (colour != to_move and rule == Rule.RENJU and to_move == BLACK
                     and may_be_foul(patterns_at(board, width, height, rule, x, y, BLACK))):
                 continue
             return x, y
     return None
+
+
+def _five_points(board: Stones, width: int, height: int, rule: Rule, colour: int,
+                 points: list[Point]) -> list[Point]:
+    """The points of ``points`` where ``colour`` makes five."""
+    return [(x, y) for x, y in points
+            if _run_through(board, width, height, x, y, colour) >= 5
+            and makes_five(patterns_at(board, width, height, rule, x, y, colour))]
+
+
+def _caro_block(board: Stones, width: int, height: int, rule: Rule, to_move: int,
+                excluded: Collection[Point], points: list[Point],
+                fives: list[Point]) -> Point:
+    """Caro: a point of ``points`` (not excluded) after which the opponent has none of its
+    five points ``fives`` left, the five points first; else the first five point (the game
+    is lost)."""
+    for point in fives + [p for p in points if p not in fives]:
+        if point in excluded:
+            continue
+        board[point] = to_move
+        stopped = not _five_points(board, width, height, rule, 3 - to_move,
+                                   [f for f in fives if f != point])
+        del board[point]
+        if stopped:
+            return point
+    return fives[0]
 
 
 def _nearest_first(points: list[Point], recent: Sequence[Point]) -> list[Point]:

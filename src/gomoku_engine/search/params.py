@@ -84,6 +84,9 @@ TUNABLES: tuple[Tunable, ...] = (
          "a new entry replaces the bucket's entry of least depth - tt_age_weight * age "
          "(plies a search since it was stored), so entries of older moves go first "
          "(Stockfish's replacement rule)"),
+    _int("tt_reads", 1, 0, 1, 1,
+         "0: the search never reads its transposition table (no TT move, no cutoff), for "
+         "the tests that compare the search with and without it; 1: it does"),
     _int("fail_low_move", 0, 0, 1, 1,
          "1: a node where every move failed low stores the move of the highest upper bound "
          "as its TT move (this search before 884a811); 0: it keeps the TT move it had "
@@ -315,6 +318,21 @@ TUNABLES: tuple[Tunable, ...] = (
 
 #: the tunables by name
 TUNABLE: dict[str, Tunable] = {t.name: t for t in TUNABLES}
+
+#: "Selectivity off": the settings under which the search prunes and reduces nothing
+#: within its candidates (no breadth limit, reverse futility, razoring, move-count
+#: pruning, late-move or other reductions, singular extension, and no node-limited VCF at
+#: the horizon, whose budget makes its answer depend on the order it tries the fours).
+#: What is left is alpha-beta over the candidate moves (the points near the stones, the
+#: fours and defences where the opponent threatens a forced win) with its transposition
+#: table: the form the invariance tests (colour swap, symmetries, plain minimax) check.
+SELECTIVITY_OFF: dict[str, float] = {
+    "root_breadth": TUNABLE["root_breadth"].high, "breadth": TUNABLE["breadth"].high,
+    "futility_depth": 0, "razor_depth": 0, "move_count_depth": 0,
+    "lmr_min_depth": TUNABLE["lmr_min_depth"].high, "iir_reduction": 0,
+    "singular_depth": 0, "fail_high_reduction": 0, "alpha_reduction": 0,
+    "threatened_pruning": 0, "horizon_vcf_nodes": 0,
+}
 
 #: the tunables' record, one field a tunable (int64 or float64): the search kernels read
 #: ``ss.tune[0].<name>``, so a value set at run time needs no recompiling

@@ -43,9 +43,10 @@ from ..core.constants import (
 from ..core.jit import atomic_load, monotonic_ns, njit, unmanaged
 from ..eval import point_priority
 from ..game.position import (
-    P_RENJU, TO_MOVE, Position, Tables, find_threat, find_threat_near, four_points, make_move,
-    pass_move, pattern_at, unmake_move,
+    P_CARO, P_RENJU, TO_MOVE, Position, Tables, find_threat, find_threat_near, four_points,
+    make_move, pass_move, pattern_at, unmake_move,
 )
+from ..game.defences import MAX_DEFENCES, five_defences
 from .params import (  # the tunables: why each has its value is said there
     CHILD_TT_BITS, DEFENDER_VCF_DEPTH, MAX_CACHED_CHILDREN, PN_TT_BITS, THREAT_DEPTH,
     VCF_TT_BITS, VCT_PASSES, VCT_TT_BITS,
@@ -147,6 +148,15 @@ def _count_node(ts: ThreatState) -> bool:
     return c[ABORTED] != 0
 
 
+@njit(inline="always")
+def _table_slot(key: np.uint64, size: int) -> np.uint64:
+    """The slot of ``key`` in a table of ``size`` (a power of two) entries, from bit 1 up:
+    bit 0 of a position's key is the parity of its stones plus the side to move, the same
+    in every position of a game (every Zobrist value is odd), so indexed by the raw key
+    the no-VCF and no-VCT tables used half their slots."""
+    return (key >> np.uint64(1)) & np.uint64(size - 1)
+
+
 @njit
 def _record(ts: ThreatState, ply: int, move: int) -> None:
     ts.line[ply] = move
@@ -214,22 +224,35 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
     if depth <= 0 or ply + 3 >= MAX_LINE:
         return False
     forced = -1
+    n_forced = 0  # caro: the blocks of the defender's four that are fours of ours
+    caro = tab.params[P_CARO] != 0
     if pos.threat_count[them, T_FIVE] > 0:
         # The defender's last block made a four: our move must block it and be a four.
-        if pos.threat_count[them, T_FIVE] > 1:
-            return False
-        forced = find_threat(pos, tab, them, T_FIVE)
-        if pos.threat[us, forced] < T_FOUR:
-            return False
+        if caro:
+            for j in range(five_defences(pos, tab, them, ts.moves, ply)):
+                block = ts.moves[ply, j]
+                if pos.threat[us, block] >= T_FOUR:
+                    ts.moves[ply, n_forced] = block
+                    n_forced += 1
+            if n_forced == 0:
+                return False
+        else:
+            if pos.threat_count[them, T_FIVE] > 1:
+                return False
+            forced = find_threat(pos, tab, them, T_FIVE)
+            if pos.threat[us, forced] < T_FOUR:
+                return False
     elif four_points(pos, us) == 0:
         return False  # no four to make: skip the scan of the board
     key = pos.key[0]
-    slot = key & np.uint64(ts.tt_key.shape[0] - 1)
+    slot = _table_slot(key, ts.tt_key.shape[0])
     if ts.tt_key[slot] == key and ts.tt_depth[slot] >= depth:
         return False
     if forced >= 0:
         ts.moves[ply, 0] = forced
         n = 1
+    elif n_forced > 0:
+        n = n_forced
     else:
         n = _attacker_moves(pos, tab, ts, ply, us, T_FOUR)
     for i in range(n):
@@ -239,6 +262,36 @@ def vcf(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int) -> bo
             unmake_move(pos, tab)
             continue
         five = find_threat_near(pos, tab, us, T_FIVE, move)
+        if caro and five < 0:
+            unmake_move(pos, tab)  # (a four always has a five point: never)
+            continue
+        if caro:
+            # every block of the four (its five point, the point past its open end):
+            # the four wins only if each loses
+            blocks = five_defences(pos, tab, us, ts.moves, ply + 1)
+            if blocks == 0:
+                ts.moves[ply + 1, 0] = five  # nothing stops it: any reply, then five
+                blocks = 1
+            elif depth == 1:
+                unmake_move(pos, tab)  # stopped, and no four left to make: as below
+                continue
+            won = False
+            block = five
+            for j in range(blocks):
+                block = ts.moves[ply + 1, j]
+                make_move(pos, tab, block)
+                won = vcf(pos, tab, ts, depth - 1, ply + 2)
+                unmake_move(pos, tab)
+                if not won or ts.counters[ABORTED]:
+                    break
+            unmake_move(pos, tab)
+            if won and ts.counters[ABORTED] == 0:
+                _record(ts, ply, move)
+                _record(ts, ply + 1, block)  # the last block searched: its line is below
+                return True
+            if ts.counters[ABORTED]:
+                return False
+            continue
         block = _forced_block(pos, tab, them, five)
         if depth == 1 and block == five and pos.threat_count[us, T_FIVE] == 1:
             # The last four, and its block leaves no five point: the leaf below would say
@@ -306,6 +359,13 @@ def _mark_line_defences(pos: Position, tab: Tables, ts: ThreatState, start: int,
         make_move(pos, tab, move)
         played += 1
         if (i - start) % 2 == 0:
+            if tab.params[P_CARO] != 0:
+                # every block of this four breaks the line (the point past its open end
+                # as well as its five point)
+                # (the caller's move row start - 1 is free until it lists its moves)
+                if pos.threat_count[them, T_FIVE] > 0:
+                    for j in range(five_defences(pos, tab, them, ts.moves, start - 1)):
+                        ts.mark[ts.moves[start - 1, j]] = stamp
             if us == 0:
                 block = find_threat_near(pos, tab, them, T_FIVE, move)
                 if block >= 0 and pos.foul[block] != 0:
@@ -358,13 +418,13 @@ def _sort_by_score(pos: Position, ts: ThreatState, ply: int, n: int, side: int) 
 @njit
 def _vct_probe(ts: ThreatState, key: np.uint64, depth: int) -> bool:
     """True if the table proves "no VCT within ``depth``" for the attacker to move."""
-    slot = key & np.uint64(ts.vct_key.shape[0] - 1)
+    slot = _table_slot(key, ts.vct_key.shape[0])
     return ts.vct_key[slot] == key and ts.vct_depth[slot] >= depth
 
 
 @njit
 def _vct_store(ts: ThreatState, key: np.uint64, depth: int) -> None:
-    slot = key & np.uint64(ts.vct_key.shape[0] - 1)
+    slot = _table_slot(key, ts.vct_key.shape[0])
     ts.vct_key[slot] = key
     ts.vct_depth[slot] = min(depth, 127)
 
@@ -407,6 +467,8 @@ def _children(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
         if depth <= 0 or ply + 3 >= MAX_LINE:
             return NO_WIN
         if pos.threat_count[them, T_FIVE] > 0:
+            if tab.params[P_CARO] != 0:  # its blocks (NO_WIN: none)
+                return five_defences(pos, tab, them, ts.moves, ply)
             if pos.threat_count[them, T_FIVE] > 1:
                 return NO_WIN
             block = find_threat(pos, tab, them, T_FIVE)
@@ -449,6 +511,12 @@ def _children(pos: Position, tab: Tables, ts: ThreatState, depth: int, ply: int,
     if pos.threat_count[defender, T_FIVE] > 0:
         return NO_WIN
     if pos.threat_count[attacker, T_FIVE] > 0:
+        if tab.params[P_CARO] != 0:  # every block; with none, any move and the five
+            n = five_defences(pos, tab, attacker, ts.moves, ply)
+            if n == 0:
+                buf[0] = find_threat(pos, tab, attacker, T_FIVE)
+                n = 1
+            return n
         buf[0] = _forced_block(pos, tab, defender, find_threat(pos, tab, attacker, T_FIVE))
         return 1
     if depth <= 0:
@@ -733,6 +801,34 @@ def _leaves_no_vcf(pos: Position, tab: Tables, ts: ThreatState, cell: int, depth
         c[ABORTED] = 0
         safe = not vcf(pos, tab, ts, depth, np.int64(0)) and c[ABORTED] == 0
         total[0] += c[NODES]
+    elif tab.params[P_CARO] != 0:
+        # caro: every block of the four (its five point, the point past its open end) must
+        # leave us a safe move (the block of a four of theirs, or with fours left any
+        # move); none at all: we win.  (Inline: a mutually recursive kernel crashes when
+        # numba loads it back from its cache.)
+        blocks = np.empty((1, MAX_DEFENCES), np.int32)
+        replies = np.empty((1, MAX_DEFENCES), np.int32)
+        safe = True
+        for i in range(five_defences(pos, tab, us, blocks, 0)):
+            make_move(pos, tab, blocks[0, i])
+            held = False
+            if pos.threat_count[them, T_FIVE] > 0:
+                for j in range(five_defences(pos, tab, them, replies, 0)):
+                    if _leaves_no_vcf(pos, tab, ts, np.int64(replies[0, j]), depth, nodes,
+                                      fours, total):
+                        held = True
+                        break
+            elif fours > 0:
+                for other in tab.points:
+                    if (pos.cells[other] == EMPTY and pos.near[other] != 0
+                            and _leaves_no_vcf(pos, tab, ts, np.int64(other), depth, nodes,
+                                               np.int64(fours - 1), total)):
+                        held = True
+                        break
+            unmake_move(pos, tab)
+            if not held:
+                safe = False
+                break
     elif pos.threat_count[us, T_FIVE] > 1:
         safe = True  # an open four or double four: we win
     else:
