@@ -151,10 +151,10 @@ def _minimax(engine: Engine, depth: int, ply: int) -> int:
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0
     if depth <= 0:
-        return int(evaluate(pos))
+        return int(evaluate(pos, tab))
     n = generate_moves(pos, tab, ss, ply, -1, int(SELECTIVITY_OFF["breadth"]))
     if n == 0:
-        return int(evaluate(pos))
+        return int(evaluate(pos, tab))
     children = [int(c) for c in ss.move_buf[ply, :n]]
     return max(_child(engine, cell, depth - 1, ply) for cell in children)
 

@@ -38,7 +38,7 @@ from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
-from ..eval import DEFAULT_EVALUATION, EVALUATIONS
+from ..eval import DEFAULT_EVALUATION
 from ..search.levels import MAX_LEVEL
 from ..search.params import check_params
 from .board_commands import board_stones, read_block, swap2_stones
@@ -126,9 +126,9 @@ class ProtocolLoop(YixinCommands):
     :param params: the search's tunables away from their defaults, by name, until ``INFO
         param`` changes them (``--param``).
     :param evaluation: a name of :data:`gomoku_engine.eval.EVALUATIONS` until ``INFO
-        evaluation`` changes it (``None``: the default evaluation).
-    :raises ValueError: for an unknown ``algorithm`` or ``evaluation``, an unknown tunable
-        or a value outside its range.
+        evaluation`` changes it (``None``: the default evaluation; ``--evaluation``).
+    :raises ValueError: for an unknown ``algorithm``, an unknown tunable or a value outside
+        its range.
     """
 
     def __init__(self, stdin: BinaryIO, stdout: BinaryIO,
@@ -140,14 +140,11 @@ class ProtocolLoop(YixinCommands):
                  evaluation: str | None = None) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
-        if evaluation is not None and evaluation not in EVALUATIONS:
-            raise ValueError(f"unknown evaluation {evaluation!r}")
         self.out = Output(stdout)
         self._threads = CommandThreads(stdin, self.out, self._dispatch, self._stop_search)
         self._settings = Settings(level=level, algorithm=algorithm, seed=seed,
-                                  max_depth=max_depth, threads=threads,
-                                  params=check_params(params or {}),
-                                  evaluation=evaluation or DEFAULT_EVALUATION)
+                                  max_depth=max_depth, threads=threads, params=check_params(
+                                      params or {}), evaluation=evaluation or DEFAULT_EVALUATION)
         self._game: GameState | None = None  # from START on; the engine's board follows it
         self._started_at = time.perf_counter() if started_at is None else started_at
         #: while START applies the INFO lines that came with it: their answers wait for OK
