@@ -488,12 +488,15 @@ def strict_json(value: object) -> object:
 
 
 def save_tournament(results: Mapping[object, MatchResult], folder: str | Path,
-                    size: int, settings: dict | None = None, games_too: bool = True) -> None:
+                    size: int, settings: dict | None = None, games_too: bool = True,
+                    engines: dict[str, dict] | None = None) -> None:
     """Every game as ``game_NNN.psq`` and ``game_NNN.sgf`` (N: the game's number in the
     schedule), and ``summary.json`` with each pair's result, the standings and the games.
 
     With one pair the summary also has that pair's figures at its top level.
     ``games_too=False``: ``summary.json`` only (the games were written as they ended).
+    ``engines``: each engine's move figures, where ``results`` no longer hold the moves
+    (a merge of saved summaries); by default :func:`engine_figures` of ``results``.
     """
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
@@ -513,7 +516,7 @@ def save_tournament(results: Mapping[object, MatchResult], folder: str | Path,
         "pairs": pairs,
         "standings": [{"name": s.name, "games": s.games, "wins": s.wins, "losses": s.losses,
                        "draws": s.draws, "points": s.points} for s in standings(results)],
-        "engines": engine_figures(results),
+        "engines": engine_figures(results) if engines is None else engines,
         "games": games,
     })
     # written aside, then renamed over the old one: a match killed mid-write keeps a whole

@@ -168,10 +168,10 @@ def _kernel_free_warning(counts: Mapping[str, int]) -> list[str]:
             + ": the result does not measure those engines' search (docs/startup.md)"]
 
 
-def saved_engine_lines(folders: Sequence[str | Path]) -> list[str]:
-    """Per engine, its kernel-free moves (all, and after its first of a game) and moves
-    over the turn summed over the ``summary.json`` of each folder (those written since the
-    runner counts them), with :func:`engine_lines`' warning; no lines without them."""
+def saved_engine_totals(folders: Sequence[str | Path]) -> dict[str, dict[str, int]]:
+    """Per engine, its moves, kernel-free moves (all, and after its first of a game) and
+    moves over the turn summed over the ``summary.json`` of each folder (those written
+    since the runner counts them; empty without them)."""
     keys = ("moves", "kernel_free", "kernel_free_after_first", "over_turn")
     totals: dict[str, dict[str, int]] = {}
     for folder in folders:
@@ -180,6 +180,13 @@ def saved_engine_lines(folders: Sequence[str | Path]) -> list[str]:
             row = totals.setdefault(name, dict.fromkeys(keys, 0))
             for key in keys:
                 row[key] += figures.get(key, 0)
+    return totals
+
+
+def saved_engine_lines(folders: Sequence[str | Path]) -> list[str]:
+    """:func:`saved_engine_totals` as lines, with :func:`engine_lines`' warning; no lines
+    without them."""
+    totals = saved_engine_totals(folders)
     if not totals:
         return []
     lines = [f"{name}: {row['moves']} moves, kernel-free {row['kernel_free']} "
@@ -236,5 +243,6 @@ def load_results(folders: Sequence[str | Path]) -> dict[tuple[str, str], MatchRe
 
 
 __all__ = ["engine_lines", "forfeit_lines", "interval", "load_results", "move_time_lines",
-           "pair_lines", "pentanomial_lines", "saved_engine_lines", "sprt_lines",
+           "pair_lines", "pentanomial_lines", "saved_engine_lines", "saved_engine_totals",
+           "sprt_lines",
            "standing_lines"]

@@ -216,7 +216,8 @@ def report(folders: tuple[str, ...], sprt: str | None, out: str | None) -> None:
     standings and the forfeits; not the move times, which summary.json does not keep),
     and each engine's kernel-free moves where the summaries have them.
     """
-    from ..arena.report import forfeit_lines, load_results, saved_engine_lines
+    from ..arena.report import (forfeit_lines, load_results, saved_engine_lines,
+                                saved_engine_totals)
 
     try:
         results = load_results(folders)
@@ -229,7 +230,8 @@ def report(folders: tuple[str, ...], sprt: str | None, out: str | None) -> None:
     if out:
         from ..arena.match import save_tournament
 
-        save_tournament(results, out, 15, {"merged": list(folders)}, games_too=False)
+        save_tournament(results, out, 15, {"merged": list(folders)}, games_too=False,
+                        engines=saved_engine_totals(folders) or None)
         click.echo(f"Merged summary saved in {out}")
 
 
