@@ -4,20 +4,25 @@ model in the engine's kernel, and clear errors that lose nothing."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
-pytest.importorskip("jax")
-pytest.importorskip("optax")
-
-from gomoku_engine.core.constants import Rule  # noqa: E402
-from gomoku_engine.eval import evaluate, network_tables  # noqa: E402
-from gomoku_engine.eval.network import load_network, save_network  # noqa: E402
-from gomoku_engine.game.board import Board  # noqa: E402
-from gomoku_engine.training.network_data import (  # noqa: E402
+from gomoku_engine.core.constants import Rule
+from gomoku_engine.eval import evaluate, network_tables
+from gomoku_engine.eval.network import load_network, save_network
+from gomoku_engine.game.board import Board
+from gomoku_engine.training.network_data import (
     Dataset, build_dataset, load_dataset, position_counts, save_dataset,
 )
-from gomoku_engine.training.network_fit import TrainConfig, Trainer, TrainingError  # noqa: E402
+from gomoku_engine.training.network_fit import TrainConfig, Trainer, TrainingError
+
+# JAX is looked for, not imported: it starts threads, and a process that forks afterwards
+# (other test modules start engines) is warned about; it is imported by the first Trainer.
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("jax") is None or importlib.util.find_spec("optax") is None,
+    reason="the train extra (JAX, optax) is not installed")
 
 SIZE = 9
 

@@ -113,7 +113,9 @@ def test_self_play_game(new_client) -> None:
         assert pv and pv[0].to_tuple() == point, f"summary PV {pv} does not start at {point}"
         summary = result.all_info[-1]  # read with its nodes and time, as Rapfi's line is
         if board:  # (the first stone, on an empty board, is the centre without a search)
-            assert summary.depth >= 1 and summary.nodes > 0 and summary.time_ms > 0, summary
+            assert summary.depth >= 1 and summary.nodes > 0, summary
+            # a search of a thousand nodes takes milliseconds; a mate found at once may not
+            assert summary.time_ms > 0 or summary.nodes < 1000, summary
         board[point] = colour
         if is_five(board, point) or len(board) >= MAX_STONES:
             break

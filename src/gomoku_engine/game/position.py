@@ -204,12 +204,10 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
         keys=np.zeros((n, 4), np.int32),
         patterns=np.zeros(n, np.uint32),
         threat=np.zeros((2, n), np.int8),
-        eval_value=state.eval_value,
         foul=np.zeros(n, np.int8),
         maybe_foul=np.zeros(n, np.int8),
         near=np.zeros(n, np.int8),
         threat_count=np.zeros((2, N_THREATS), np.int32),
-        eval_sum=state.eval_sum,
         window_count=np.zeros((2, nw), np.int8),
         state=np.zeros(N_STATE, np.int64),
         key=np.zeros(1, np.uint64),
@@ -218,10 +216,7 @@ def new_position(geometry: Geometry, tables: Tables) -> Position:
         undo=np.zeros(((npts + 1) * _undo_per_move(tables, npts), UNDO_FIELDS), np.int32),
         undo_start=np.zeros(npts + 2, np.int32),
         count_stack=np.zeros((npts + 1, COUNT_FIELDS), np.int64),
-        eval_canon=state.eval_canon,
-        net_acc=state.net_acc,
-        net_stack=state.net_stack,
-        net_x=state.net_x,
+        **state._asdict(),  # the evaluation's arrays, by their names (eval.EvalState)
     )
     reset_position(position, tables)
     return position
