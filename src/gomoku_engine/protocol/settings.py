@@ -157,7 +157,9 @@ class Changed(enum.Flag):
 #: ``INFO`` keys whose value is one of a few names, the :class:`Settings` field each sets
 #: and the names.
 NAMED_SETTINGS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "algorithm": ("algorithm", ALGORITHMS), "evaluation": ("evaluation", EVALUATIONS),
+    "algorithm": ("algorithm", ALGORITHMS),
+    # "learned": the classical evaluation's earlier name, still read
+    "evaluation": ("evaluation", EVALUATIONS + ("learned",)),
     "opening": ("opening_rule", OPENING_RULES)}
 
 
