@@ -132,3 +132,25 @@ def test_bad_data_gives_a_clear_error(dataset, tmp_path):
     tiny = dataset.subset(np.flatnonzero(dataset.game % 10 != 9))  # no held-out game left
     with pytest.raises(TrainingError, match="held-out"):
         Trainer(tiny, config(1), tmp_path / "tiny")
+
+
+def test_train_command_writes_a_network_the_engine_loads_and_resumes(tmp_path):
+    """`gomoku-engine train` on one file of the shipped training games (300 games of Rapfi
+    against itself): the network loads, the loss plot is written, and the same command
+    again finds its run done instead of training it twice."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from gomoku_engine.cli import main
+
+    games = Path(__file__).resolve().parent.parent / "docs/data/net_freestyle/rapfi10_s31.npz"
+    args = ["train", str(games), "--folder", str(tmp_path / "run"), "--out",
+            str(tmp_path / "net.npz"), "--epochs", "1", "--width", "4", "--hidden", "4"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert load_network(tmp_path / "net.npz", Rule.FREESTYLE).width == 4
+    assert (tmp_path / "run" / "loss.png").stat().st_size > 0
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert "epoch 1 of 1 done" in again.output

@@ -87,9 +87,14 @@ def train(sources: tuple[str, ...], folder: str, out: str, epochs: int, width: i
     from tqdm import tqdm
 
     from ..eval.network import save_network
-    from ..training.network_fit import TrainConfig, Trainer, TrainingError, plot_history
+    from ..training.network_fit import (TrainConfig, Trainer, TrainingError, check_libraries,
+                                        plot_history)
     from ..training.selfplay import load
 
+    try:
+        check_libraries()  # before the dataset is built
+    except TrainingError as exc:
+        raise click.ClickException(str(exc)) from exc
     pairs = _sources(sources)
     rule = load([pairs[0][0]])["rule"]
     folder_path = Path(folder)

@@ -78,6 +78,11 @@ class History:
     seconds: list[float] = field(default_factory=list)
 
 
+def check_libraries() -> None:
+    """:raises TrainingError: if JAX or optax (the ``train`` extra) is not installed."""
+    _jax()
+
+
 def _jax():
     try:
         import jax
@@ -317,5 +322,5 @@ def plot_history(history: History, path: Path | str) -> None:
     plt.close(fig)
 
 
-__all__ = ["HOLDOUT_EVERY", "History", "TrainConfig", "Trainer", "TrainingError",
+__all__ = ["HOLDOUT_EVERY", "History", "TrainConfig", "Trainer", "TrainingError", "check_libraries",
            "init_params", "plot_history", "split", "teacher_probability", "teacher_scale"]
