@@ -107,7 +107,7 @@ def test_weights_file_round_trip_and_clear_errors(tmp_path):
     assert not (tmp_path / "bad.npz").exists()
 
 
-def test_unknown_or_missing_network_is_refused_and_the_engine_keeps_its_evaluation():
+def test_unknown_evaluation_is_refused_and_the_engine_keeps_its_evaluation():
     engine = Engine(15, hash_mb=1)
     before = engine.board.evaluation
     with pytest.raises(ValueError):
