@@ -230,36 +230,41 @@ def restore_state(pos: Any, row: Any, col: int, ply: int) -> None:
 
 
 @njit
-def _network_logit(pos: Any, tab: Any, side: int) -> float:
+def _network_logit(acc: Any, x: Any, bias1: Any, w2: Any, b2: Any, w3: Any, out0: float,
+                   side: int) -> float:
     """The network's logit of ``side``'s win with ``side`` to move
-    (:func:`gomoku_engine.eval.network.forward`)."""
-    acc = pos.net_acc
-    x = pos.net_x
+    (:func:`gomoku_engine.eval.network.forward`).  Takes the network's arrays alone, not
+    the position's tuples: a call with every array of ``Position`` and ``Tables`` (about 57)
+    cost more than this MLP's arithmetic."""
     d = acc.shape[1]
     for k in range(d):
-        a = acc[side, k] / QUANT + tab.net_bias1[k]
-        b = acc[1 - side, k] / QUANT + tab.net_bias1[k]
+        a = acc[side, k] / QUANT + bias1[k]
+        b = acc[1 - side, k] / QUANT + bias1[k]
         x[k] = a if a > 0.0 else 0.0
         x[d + k] = b if b > 0.0 else 0.0
-    w2 = tab.net_w2
-    out = tab.net_out[0]
+    logit = out0
     for j in range(w2.shape[1]):
-        h = tab.net_b2[j]
+        h = b2[j]
         for k in range(2 * d):
             h += x[k] * w2[k, j]
         if h > 0.0:
-            out += h * tab.net_w3[j]
-    return out
+            logit += h * w3[j]
+    return logit
 
 
-@njit
+@njit(inline="always")
 def evaluate(pos: Any, tab: Any) -> int:
     """Static evaluation for the side to move (int, clamped to +-EVAL_LIMIT): the network's
     logit times its scale where ``tab`` holds a network, else the classical formula
-    (:func:`gomoku_engine.eval.classical.static_score`)."""
+    (:func:`gomoku_engine.eval.classical.static_score`).
+
+    Inlined into the search's leaves: the classical formula is a few loads, less than a
+    call would cost; the network's MLP is a call with its own arrays only."""
     side = pos.state[TO_MOVE] - 1
     if pos.net_acc.shape[1] != 0:
-        score = int(round(_network_logit(pos, tab, side) * tab.net_out[1]))
+        logit = _network_logit(pos.net_acc, pos.net_x, tab.net_bias1, tab.net_w2, tab.net_b2,
+                               tab.net_w3, tab.net_out[0], side)
+        score = int(round(logit * tab.net_out[1]))
     else:
         score = (EVAL_OWN * pos.eval_sum[side] - EVAL_OPP * pos.eval_sum[1 - side]) // EVAL_DIV
     if score > EVAL_LIMIT:

@@ -24,7 +24,7 @@ from .position import P_CARO, Position, Tables, find_threat, make_move, pattern_
 MAX_DEFENCES = 9
 
 
-@njit
+@njit(inline="always")
 def five_defences(pos: Position, tab: Tables, attacker: int, out: npt.NDArray[np.int32],
                   row: int) -> int:
     """The points where the side to move (the defender) stops every five point of
@@ -39,6 +39,10 @@ def five_defences(pos: Position, tab: Tables, attacker: int, out: npt.NDArray[np
     that a defence is exactly what the line patterns say stops the five.  The board is
     restored.  Source of the rule: Gomocup's caro (``INFO rule`` 8), a five blocked at both
     ends does not win; the defence past the open end is the consequence.
+
+    Inlined into its callers (the search answers a four at every forced node, where a call
+    passing every array of the position cost more than the answer); caro's part is a
+    call of its own, as only that rule pays for it (``kernels.HOT_PATH``).
     """
     five = find_threat(pos, tab, attacker, T_FIVE)
     if tab.params[P_CARO] == 0:
@@ -46,6 +50,13 @@ def five_defences(pos: Position, tab: Tables, attacker: int, out: npt.NDArray[np
             return 0
         out[row, 0] = five
         return 1
+    return _caro_five_defences(pos, tab, attacker, out, row, five)
+
+
+@njit
+def _caro_five_defences(pos: Position, tab: Tables, attacker: int,
+                        out: npt.NDArray[np.int32], row: int, five: int) -> int:
+    """:func:`five_defences` under caro, ``five`` the attacker's first five point."""
     colour = attacker + 1
     n = 0
     if _stops(pos, tab, attacker, five):

@@ -12,6 +12,17 @@ move history (moves and previous keys) is the per-ply state stack; ``make_move``
 each point it changes (``Position.undo``) and copies the counts per ply
 (``count_stack``), and ``unmake_move`` restores them from there instead of recomputing.
 
+Every helper of ``make_move`` and ``unmake_move`` that runs per point or per move is
+``@njit(inline="always")``: numba inlines it into its caller in its own IR, so the hot path
+no longer depends on LLVM's judgement.  A call between kernels passes every array of
+``Position`` and ``Tables`` (about 57), which costs more than a point's update; when the
+network's loops made ``update_point`` larger (e9a2ce0), LLVM stopped inlining
+``_refresh_line`` and ``_classify_point`` and the whole search ran 7.5 times slower with
+the same tree.  Only the rule-specific helpers (``_wins``: exact five and caro;
+``_renju_update``) stay calls, paid under their rules alone.
+:mod:`gomoku_engine.inlining` lists the hot helpers and the calls each hot kernel may
+make, and ``tests/test_inlining.py`` reads the compiled code to check it.
+
 Contract of every kernel: the caller passes a legal move (an empty on-board point) for
 ``make_move``, and ``unmake_move`` undoes the last ``make_move`` exactly; nothing is
 checked here (the checked API is :class:`gomoku_engine.game.board.Board`).
@@ -264,7 +275,7 @@ def point_patterns(pos: Position, side: int) -> npt.NDArray[np.int8]:
     return ((pos.patterns[:, None] >> shifts) & np.uint32(15)).astype(np.int8)
 
 
-@njit
+@njit(inline="always")
 def _classify_point(pos: Position, tab: Tables, side: int, cell: int) -> None:
     """Recompute a counted empty point's threat class for ``side`` from its patterns (the
     tables only), keeping the per-class counts, and tell the evaluation.
@@ -343,7 +354,7 @@ def _renju_update(pos: Position, tab: Tables) -> None:
                 _renju_black_point(pos, tab, other)
 
 
-@njit
+@njit(inline="always")
 def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
     """Re-read the patterns of an empty, counted point whose line ``d`` changed."""
     shift = 8 * d
@@ -359,7 +370,7 @@ def _refresh_line(pos: Position, tab: Tables, cell: int, d: int) -> None:
         _classify_point(pos, tab, 1, cell)
 
 
-@njit
+@njit(inline="always")
 def _log_point(pos: Position, cell: int, d: int) -> None:
     """Append ``cell``'s state to the undo log, before the move changes it: the line ``d``
     whose patterns change (-1: none), its patterns word, classes, evaluation state and foul
@@ -377,7 +388,7 @@ def _log_point(pos: Position, cell: int, d: int) -> None:
     u[U_MAYBE] = pos.maybe_foul[cell]
 
 
-@njit
+@njit(inline="always")
 def _restore_points(pos: Position, start: int) -> None:
     """Undo the log's entries from ``start`` on, newest first (a point logged twice in one
     move gets its oldest state back)."""
@@ -405,7 +416,7 @@ def _add_point(pos: Position, tab: Tables, cell: int) -> None:
         _classify_point(pos, tab, side, cell)  # moved to its class
 
 
-@njit
+@njit(inline="always")
 def _remove_point(pos: Position, tab: Tables, cell: int) -> None:
     """Stop counting a point that has just been occupied."""
     for side in range(2):

@@ -1,0 +1,115 @@
+"""Paired A/B of ``gomoku-engine bench``: this checkout against another revision.
+
+    python tools/ab_bench.py main                  # the working tree against main
+    python tools/ab_bench.py 54f820d --depth 14 --pairs 5
+    python tools/ab_bench.py main --a HEAD~1       # two revisions, neither the working tree
+
+The revision B (and A, when ``--a`` names one) is checked out with ``git worktree`` into a
+folder of its own under ``~/.cache/gomoku-engine/ab/`` (kept between calls), with its own
+numba cache (``NUMBA_CACHE_DIR`` inside that folder), so neither side loads the other's
+compiled kernels.  Each side runs once unmeasured to compile (or load) its kernels, then
+the bench processes alternate, A B A B ..., and each pair's ratio A/B of nodes/s is taken
+as the pair ran: a drift in the machine's speed (another job, a frequency change) moves
+both runs of a pair alike.  Printed: every pair, the median ratio (quote it), its range,
+and both sides' bench signatures (equal signatures: the same tree searched, so the ratio
+is speed alone).
+
+Both sides run with this interpreter (its numba and numpy), from their own ``src``.
+Every commit that touches ``core/``, ``eval/``, ``game/`` or ``search/`` quotes this
+ratio against main (docs/development.md, "Speed").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+REPO = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gomoku-engine" / "ab"
+
+
+def _git(*args: str, cwd: Path = REPO) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def checkout(rev: str) -> Path:
+    """A worktree of ``rev`` (any name git knows) under :data:`CACHE`, made once per commit;
+    returns its root."""
+    sha = _git("rev-parse", "--verify", f"{rev}^{{commit}}")
+    root = CACHE / sha[:12]
+    if not (root / "src" / "gomoku_engine").is_dir():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "worktree", "prune"], cwd=REPO, check=False)
+        _git("worktree", "add", "--force", "--detach", str(root), sha)
+    return root
+
+
+def bench_command(root: Path, depth: int, evaluation: str | None) -> tuple[list[str], dict]:
+    """The command and environment of one bench run of the checkout at ``root``."""
+    env = dict(os.environ, PYTHONPATH=str(root / "src"))
+    if root != REPO:
+        env["NUMBA_CACHE_DIR"] = str(root / ".numba-cache")
+    command = [sys.executable, "-m", "gomoku_engine", "bench", "--depth", str(depth)]
+    if evaluation:
+        command += ["--evaluation", evaluation]
+    return command, env
+
+
+def run_once(root: Path, depth: int, evaluation: str | None) -> tuple[int, str]:
+    """One bench process: (nodes/s, signature).
+
+    :raises click.ClickException: if the bench fails or prints no figures.
+    """
+    command, env = bench_command(root, depth, evaluation)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=root)
+    nps = re.search(r"Nodes/second\s*:\s*(\d+)", done.stdout)
+    signature = re.search(r"Bench signature\s*:\s*(\w+)", done.stdout)
+    if done.returncode != 0 or nps is None or signature is None:
+        raise click.ClickException(f"bench at {root} failed ({done.returncode}):\n"
+                                   f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return int(nps.group(1)), signature.group(1)
+
+
+@click.command()
+@click.argument("rev")
+@click.option("--a", "rev_a", default=None,
+              help="Revision of side A [default: this working tree, uncommitted changes "
+                   "included].")
+@click.option("--depth", type=click.IntRange(1, 30), default=14, show_default=True)
+@click.option("--pairs", type=click.IntRange(1, 100), default=5, show_default=True)
+@click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
+              default=None, help="Evaluation of both sides [default: each side's default].")
+def main(rev: str, rev_a: str | None, depth: int, pairs: int, evaluation: str | None) -> None:
+    """Bench this checkout (A) against REV (B), runs alternated, and print the median
+    paired ratio of nodes/s (A/B) and both signatures."""
+    root_a = checkout(rev_a) if rev_a else REPO
+    root_b = checkout(rev)
+    label_a = rev_a or "working tree"
+    click.echo(f"A = {label_a} ({root_a})\nB = {rev} ({root_b})\n"
+               f"bench --depth {depth}" + (f" --evaluation {evaluation}" if evaluation else ""))
+    for root in (root_a, root_b):  # compile or load each side's kernels, unmeasured
+        run_once(root, 1, evaluation)
+    ratios, signatures = [], {"A": set(), "B": set()}
+    for i in range(pairs):
+        nps_a, sig_a = run_once(root_a, depth, evaluation)
+        nps_b, sig_b = run_once(root_b, depth, evaluation)
+        signatures["A"].add(sig_a)
+        signatures["B"].add(sig_b)
+        ratios.append(nps_a / nps_b)
+        click.echo(f"pair {i + 1}: A {nps_a:9d} n/s  B {nps_b:9d} n/s  A/B {ratios[-1]:.3f}")
+    click.echo(f"signature A {', '.join(sorted(signatures['A']))}  "
+               f"B {', '.join(sorted(signatures['B']))}"
+               + ("  (same tree)" if signatures["A"] == signatures["B"] else "  (trees differ)"))
+    click.echo(f"median A/B {statistics.median(ratios):.3f} over {pairs} pairs "
+               f"(range {min(ratios):.3f} - {max(ratios):.3f})")
+
+
+if __name__ == "__main__":
+    main()
