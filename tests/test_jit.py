@@ -110,6 +110,10 @@ def test_the_cache_key_is_the_kernels_sources_only():
             "eval/evaluator.py"} <= names
     assert not names & {"cli/group.py", "cli/engine_commands.py", "protocol/loop.py",
                         "search/driver.py", "engine.py", "kernels.py", "bench.py"}
+    # JAX's jit (the network's training) compiles no numba kernel: editing the training
+    # code must not drop the kernels' cache
+    assert not names & {"training/network_fit.py", "training/network_data.py",
+                        "protocol/messages.py"}
 
 
 def test_editing_a_help_text_keeps_the_cache_and_editing_a_kernel_module_drops_it(tmp_path):

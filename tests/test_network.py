@@ -15,6 +15,7 @@ from gomoku_engine.eval.network import (
 )
 from gomoku_engine.core.rules import foul_type
 from gomoku_engine.game.board import Board
+from gomoku_engine.training.network_data import point_canon
 
 RULES = [Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU, Rule.CARO]
 
@@ -66,6 +67,11 @@ def test_accumulators_equal_a_recomputation_after_random_moves_and_takebacks(rul
         fresh = Board(size, rule=rule, evaluation=tables)
         fresh.load(board.stones(), board.to_move)
         assert (board.position.net_acc == fresh.position.net_acc).all()
+        # the training features, read from a classical board's patterns, are the
+        # network's incremental combinations (the classical evaluation does not keep them)
+        classical = Board(size, rule=rule)
+        classical.load(board.stones(), board.to_move)
+        assert (point_canon(classical) == board.position.eval_canon).all()
         us = board.to_move - 1
         if step % 4 == 0:
             acc_s, acc_o = accumulators(*reference_counts(board), weights)

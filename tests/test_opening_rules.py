@@ -76,7 +76,7 @@ def test_info_opening_lin_over_the_protocol():
     assert outer(*first, 15, 15) and outer(*board_first, 15, 15)
     assert plain == (7, 7)
     replies = session("INFO opening swap9\nSTART 15\nBEGIN\n")
-    assert replies[0].startswith("MESSAGE ignored INFO opening 'swap9'")
+    assert replies[0].startswith("ERROR INFO opening 'swap9' is unknown")
     assert replies[1] == "OK" and replies[-1] == "7,7"  # the rule is unchanged: none
 
 

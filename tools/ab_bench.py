@@ -10,7 +10,8 @@ numba cache (``NUMBA_CACHE_DIR`` inside that folder), so neither side loads the 
 compiled kernels.  Each side runs once unmeasured to compile (or load) its kernels, then
 the bench processes alternate, A B A B ..., and each pair's ratio A/B of nodes/s is taken
 as the pair ran: a drift in the machine's speed (another job, a frequency change) moves
-both runs of a pair alike.  Printed: every pair, the median ratio (quote it), its range,
+both runs of a pair alike.  (A working tree edited while the runs go on is measured as it
+is at each run: an edit to a kernel's source makes the next run compile.)  Printed: every pair, the median ratio (quote it), its range,
 and both sides' bench signatures (equal signatures: the same tree searched, so the ratio
 is speed alone).
 
@@ -86,19 +87,27 @@ def run_once(root: Path, depth: int, evaluation: str | None) -> tuple[int, str]:
 @click.option("--pairs", type=click.IntRange(1, 100), default=5, show_default=True)
 @click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
               default=None, help="Evaluation of both sides [default: each side's default].")
-def main(rev: str, rev_a: str | None, depth: int, pairs: int, evaluation: str | None) -> None:
+@click.option("--evaluation-a", type=click.Choice(["classical", "network", "handset"]),
+              default=None, help="Evaluation of side A alone (the network's speed against "
+                                 "the classical: REV the same as --a).")
+def main(rev: str, rev_a: str | None, depth: int, pairs: int, evaluation: str | None,
+         evaluation_a: str | None) -> None:
     """Bench this checkout (A) against REV (B), runs alternated, and print the median
     paired ratio of nodes/s (A/B) and both signatures."""
+    eval_a = evaluation_a or evaluation
     root_a = checkout(rev_a) if rev_a else REPO
     root_b = checkout(rev)
     label_a = rev_a or "working tree"
     click.echo(f"A = {label_a} ({root_a})\nB = {rev} ({root_b})\n"
-               f"bench --depth {depth}" + (f" --evaluation {evaluation}" if evaluation else ""))
-    for root in (root_a, root_b):  # compile or load each side's kernels, unmeasured
-        run_once(root, 1, evaluation)
+               f"bench --depth {depth}, evaluation A {eval_a or 'default'}, "
+               f"B {evaluation or 'default'}")
+    # one unmeasured run of each side at the same depth: it compiles (or loads) every
+    # kernel the measured runs call, so no measured run pays for compiling
+    for root, name in ((root_a, eval_a), (root_b, evaluation)):
+        run_once(root, depth, name)
     ratios, signatures = [], {"A": set(), "B": set()}
     for i in range(pairs):
-        nps_a, sig_a = run_once(root_a, depth, evaluation)
+        nps_a, sig_a = run_once(root_a, depth, eval_a)
         nps_b, sig_b = run_once(root_b, depth, evaluation)
         signatures["A"].add(sig_a)
         signatures["B"].add(sig_b)

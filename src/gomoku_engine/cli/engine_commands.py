@@ -8,7 +8,8 @@ import click
 
 from ..core.notation import format_pair, format_point, format_score, parse_moves
 from .group import (
-    ALGORITHM_CHOICE, ALGORITHM_HELP, LEVEL_HELP, PARAM_OPTION, RULE_CHOICE, RULES, main, serve,
+    ALGORITHM_CHOICE, ALGORITHM_HELP, EVALUATION_OPTION, LEVEL_HELP, PARAM_OPTION, RULE_CHOICE,
+    RULES, main, serve,
 )
 
 if TYPE_CHECKING:
@@ -28,13 +29,15 @@ if TYPE_CHECKING:
               help="Search threads (lazy SMP), as INFO thread_num (which overrides it); "
                    "for managers that do not send it, such as Piskvork.")
 @PARAM_OPTION
+@EVALUATION_OPTION
 @click.pass_context
 def serve_command(ctx: click.Context, level: int | None, algorithm: str, seed: int,
-                  max_depth: int | None, threads: int, params: dict[str, float]) -> None:
+                  max_depth: int | None, threads: int, params: dict[str, float],
+                  evaluation: str | None) -> None:
     """Serve the Gomocup protocol on stdin/stdout (what managers run), with these
     initial settings."""
     serve(ctx, level or ctx.obj.get("level") or 10, algorithm, seed, max_depth, threads,
-          {**ctx.obj.get("params", {}), **params})
+          {**ctx.obj.get("params", {}), **params}, evaluation=evaluation)
 
 
 #: what each kernel group of ``warmup`` holds (kernels.KERNEL_GROUPS; not imported here:
@@ -83,10 +86,17 @@ def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
                    "print its time (one process for both: a cluster worker's check).")
 @click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
               default=None, help="Static evaluation [default: the engine's default].")
+@click.option("--check", is_flag=True,
+              help="The speed check: the bench's nodes/s at depth 14 over a calibration "
+                   "kernel's rate in this process, against the floor recorded in the "
+                   "package; exit status 1 below it (docs/development.md, \"Speed\").")
 @PARAM_OPTION
 def bench(depth: int | None, nodes: int | None, warm_first: bool, evaluation: str | None,
-          params: dict[str, float]) -> None:
+          check: bool, params: dict[str, float]) -> None:
     """Search fixed positions to a fixed depth; print nodes, nodes/s and a signature."""
+    if check:
+        _speed_check()
+        return
     if warm_first:
         from ..kernels import warmup as load
 
@@ -111,6 +121,22 @@ def bench(depth: int | None, nodes: int | None, warm_first: bool, evaluation: st
     click.echo(f"Time (ms)       : {report.seconds * 1000:.0f}")
     click.echo(f"Nodes/second    : {report.nps}")
     click.echo(f"Bench signature : {report.signature}")
+
+
+def _speed_check() -> None:
+    from ..bench import speed_check
+
+    result = speed_check()
+    click.echo(f"Bench nodes/s   : {result.nps} (depth {result.depth}, best of 2)")
+    click.echo(f"Calibration     : {result.calibration:.0f} rounds/s (best of 3)")
+    click.echo(f"Ratio           : {result.ratio:.5f} (floor {result.floor:.5f})")
+    click.echo(f"Bench signature : {result.signature}")
+    if not result.passed:
+        click.echo("Speed check     : FAILED: the search is slower than its floor for this "
+                   "machine; compare with tools/ab_bench.py and python -m "
+                   "gomoku_engine.inlining")
+        raise SystemExit(1)
+    click.echo("Speed check     : passed")
 
 
 def _bench_nodes(nodes: int, params: dict[str, float]) -> None:

@@ -56,6 +56,15 @@ PARAM_OPTION = click.option(
     help="Set one of the search's tunables (repeatable; `gomoku-engine tune --list` names "
          "them), as INFO param does; no recompiling.")
 
+#: ``--evaluation`` of the group and of ``serve``: one owner, so both take the same names
+#: (:data:`gomoku_engine.eval.EVALUATIONS`, spelled out here: importing the evaluation
+#: loads numba, which every command would then pay for at start-up; a test checks they
+#: agree); ``serve``'s overrides the group's
+EVALUATION_OPTION = click.option(
+    "--evaluation", type=click.Choice(["classical", "network", "handset"]), default=None,
+    help="Static evaluation when serving the protocol, as INFO evaluation sets it (which "
+         "overrides it) [default: the engine's default].")
+
 ALGORITHM_CHOICE = click.Choice(["alphabeta", "ga"])
 ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang (2014)."
 
@@ -66,9 +75,7 @@ ALGORITHM_HELP = "Search: alpha-beta, or the genetic algorithm of Wang and Huang
               help="Strength level when serving the protocol (10 = full strength) "
                    "[default: 10].")
 @PARAM_OPTION
-@click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
-              default=None, help="Static evaluation when serving the protocol, as INFO "
-                                 "evaluation sets it [default: the engine's default].")
+@EVALUATION_OPTION
 @click.pass_context
 def main(ctx: click.Context, level: int | None, params: dict[str, float],
          evaluation: str | None) -> None:

@@ -76,6 +76,9 @@ def _makes_kernels(tree: ast.AST) -> bool:
         target = node.func if isinstance(node, ast.Call) else node
         name = (target.id if isinstance(target, ast.Name)
                 else target.attr if isinstance(target, ast.Attribute) else None)
+        if (isinstance(target, ast.Attribute) and name in ("jit", "njit")
+                and not (isinstance(target.value, ast.Name) and target.value.id == "numba")):
+            continue  # another library's jit (JAX's ``jax.jit`` in training): no kernel
         if name in _KERNEL_MAKERS and isinstance(node, (ast.Call, ast.Name, ast.Attribute)):
             return True
     return False

@@ -163,18 +163,29 @@ def _set_canon(pos: Any, tab: Any, side: int, cell: int, new: int) -> None:
 
 
 @njit(inline="always")
+def _has_network(pos: Any) -> bool:
+    """Does this position keep the network's state (``D > 0``)?  Under the classical
+    evaluation the canonical combinations are neither kept nor logged: the make/unmake
+    pass then does the classical work alone (a board switched to the network is built
+    afresh, :meth:`gomoku_engine.engine.Engine.set_evaluation`)."""
+    return pos.net_acc.shape[1] != 0
+
+
+@njit(inline="always")
 def update_point(pos: Any, tab: Any, side: int, cell: int, code: int) -> None:
     """An empty point's patterns for ``side`` (0 black, 1 white) changed to the 4-pattern
     ``code``: its value, the colour's sum and the accumulators follow."""
     _set_value(pos, side, cell, tab.eval_table[code])
-    _set_canon(pos, tab, side, cell, tab.net_canon[code])
+    if _has_network(pos):
+        _set_canon(pos, tab, side, cell, tab.net_canon[code])
 
 
 @njit(inline="always")
 def clear_point(pos: Any, tab: Any, side: int, cell: int) -> None:
     """``cell`` is worth nothing to ``side`` any more: occupied, or a renju foul for black."""
     _set_value(pos, side, cell, 0)
-    _set_canon(pos, tab, side, cell, ABSENT)
+    if _has_network(pos):
+        _set_canon(pos, tab, side, cell, ABSENT)
 
 
 @njit(inline="always")
@@ -192,8 +203,9 @@ def log_point(pos: Any, row: Any, col: int, cell: int) -> None:
     log row, written before a move changes the point)."""
     row[col] = pos.eval_value[0, cell]
     row[col + 1] = pos.eval_value[1, cell]
-    row[col + 2] = pos.eval_canon[0, cell]
-    row[col + 3] = pos.eval_canon[1, cell]
+    if _has_network(pos):
+        row[col + 2] = pos.eval_canon[0, cell]
+        row[col + 3] = pos.eval_canon[1, cell]
 
 
 @njit(inline="always")
@@ -201,8 +213,9 @@ def restore_point(pos: Any, row: Any, col: int, cell: int) -> None:
     """Undo: ``cell``'s evaluation state back from a row written by :func:`log_point`."""
     pos.eval_value[0, cell] = row[col]
     pos.eval_value[1, cell] = row[col + 1]
-    pos.eval_canon[0, cell] = row[col + 2]
-    pos.eval_canon[1, cell] = row[col + 3]
+    if _has_network(pos):
+        pos.eval_canon[0, cell] = row[col + 2]
+        pos.eval_canon[1, cell] = row[col + 3]
 
 
 @njit(inline="always")

@@ -152,6 +152,13 @@ def ignored_info_line(key: str, value: str, reason: str) -> str:
     return f"MESSAGE ignored INFO {key} {value!r}: {reason}"
 
 
+def unknown_name_line(key: str, name: str, choices: tuple[str, ...]) -> str:
+    """An ``INFO`` key given a name it does not know (``INFO evaluation nosuch``): an
+    ``ERROR``, as for a bad ``INFO param``; the setting stays as it was."""
+    return (f"ERROR INFO {key} {name!r} is unknown: expected " + " or ".join(choices)
+            + f"; {key} unchanged")
+
+
 def max_hash_size(max_hash_mb: int) -> int:
     """``YXSHOWINFO``'s ``MAX_HASH_SIZE`` for a largest table of ``max_hash_mb`` MiB:
     Yixin-Board's hash slider goes up to 2**this KiB (2**(this - 10) MiB) and sends the
@@ -210,4 +217,4 @@ def parse_search_line(line: str) -> SearchLine | None:
 __all__ = ["KERNEL_FREE_MARK", "PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines",
            "ignored_info_line", "is_kernel_free_line", "iteration_line", "kernel_free_line",
            "max_hash_size", "multipv_line", "parse_search_line", "realtime_lines",
-           "result_line", "score_text", "swap2_line"]
+           "result_line", "score_text", "swap2_line", "unknown_name_line"]

@@ -31,7 +31,7 @@ from ..search.levels import MAX_LEVEL, level_for_strength
 from ..search.params import check_param
 from ..search.timeman import TimeControl
 from ..kernels import kernel_groups
-from .messages import ignored_info_line
+from .messages import ignored_info_line, unknown_name_line
 from .reader import split_word
 
 # ``INFO threats`` bits: which parts of the threat-space search a game move uses.
@@ -224,8 +224,9 @@ def apply_info(settings: Settings, rest: str) -> Changed:
     """Read ``INFO <key> <value>`` (``rest`` is the text after ``INFO``) into ``settings``.
 
     Unknown keys (``game_type``, ``folder``, ``evaluate``, other engines' extensions) are
-    ignored; a value that is not an integer or not one of a key's names leaves the setting
-    as it was and puts a ``MESSAGE`` into :attr:`Settings.pending_lines`.  Never raises.
+    ignored; a value that is not an integer leaves the setting as it was and puts a
+    ``MESSAGE`` into :attr:`Settings.pending_lines`, a name that is not one of a key's
+    names (``INFO evaluation nosuch``) an ``ERROR``.  Never raises.
     """
     key, value = split_word(rest)
     key = key.lower()
@@ -246,13 +247,13 @@ def apply_info(settings: Settings, rest: str) -> Changed:
 
 def _set_name(settings: Settings, key: str, name: str) -> Changed:
     """``INFO algorithm alphabeta|ga``, ``INFO evaluation classical|network|handset`` or ``INFO
-    opening none|lin``; an unknown name is reported and changes nothing."""
+    opening none|lin``; an unknown name answers an ``ERROR`` line (as ``INFO param``
+    does) and changes nothing."""
     attribute, choices = NAMED_SETTINGS[key]
     settings.pending_lines.pop(key, None)
     name = name.lower()
     if name not in choices:
-        settings.pending_lines[key] = ignored_info_line(key, name,
-                                                        "expected " + " or ".join(choices))
+        settings.pending_lines[key] = unknown_name_line(key, name, choices)
         return Changed.NOTHING
     setattr(settings, attribute, name)
     return Changed.ENGINE | Changed.KERNELS

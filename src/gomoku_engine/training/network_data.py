@@ -3,8 +3,10 @@
 A position's features are what the network's accumulators sum
 (:mod:`gomoku_engine.eval.network`): how many empty points show each canonical
 combination for the side to move and for the opponent.  They are read from the
-position's own incremental state (``Position.eval_canon``) after replaying the game, so
-training sees exactly what the engine's kernels compute.
+position's line patterns after replaying the game, through the same table the kernels
+look the combinations up in (``Tables.net_canon``), so training sees what the engine's
+network sees (:func:`point_canon`; a test holds it equal to the network's incremental
+``Position.eval_canon``, which the classical evaluation does not keep).
 
 A position is kept when the search would evaluate it statically: no five point for either
 side and no open-four point for the side to move (the search scores those itself).  Its
@@ -33,6 +35,7 @@ import numpy.typing as npt
 from ..core.constants import MATE_BOUND, T_FIVE, T_FOUR_THREE, T_OPEN_FOUR
 from ..eval.network import ABSENT
 from ..game.board import Board
+from ..game.position import point_patterns
 from .labelling import Labels
 from .tuning import side_result
 
@@ -92,11 +95,27 @@ def is_threatened(board: Board) -> bool:
     return bool(tc[them, T_OPEN_FOUR] or tc[them, T_FOUR_THREE])
 
 
+def point_canon(board: Board) -> npt.NDArray[np.int16]:
+    """``int16[2, n_cells]``: each point's canonical combination per colour (0 black, 1
+    white) as the network reads it: ``Tables.net_canon`` of its 4-pattern code, ``ABSENT``
+    on occupied points and on black's renju fouls.  Equal to ``Position.eval_canon`` of a
+    board kept under the network evaluation, whatever this board's evaluation."""
+    pos, tab = board.position, board.tables
+    canon = np.full((2, pos.cells.shape[0]), ABSENT, np.int16)
+    points = tab.points[pos.cells[tab.points] == 0]  # the empty points
+    for side in range(2):
+        p = point_patterns(pos, side)[points].astype(np.int64)
+        code = p[:, 0] | (p[:, 1] << 4) | (p[:, 2] << 8) | (p[:, 3] << 12)
+        canon[side, points] = tab.net_canon[code]
+    canon[0, points[pos.foul[points] != 0]] = ABSENT
+    return canon
+
+
 def position_counts(board: Board) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
     """The sparse features of ``board``'s position: ``(index, count)`` (module docstring)."""
     us = board.to_move - 1
     points = board.tables.points
-    canon = board.position.eval_canon
+    canon = point_canon(board)
     dense = np.concatenate([np.bincount(canon[us, points], minlength=ROW),
                             np.bincount(canon[1 - us, points], minlength=ROW)])
     dense[ABSENT] = dense[ROW + ABSENT] = 0

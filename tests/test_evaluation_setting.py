@@ -1,0 +1,59 @@
+"""Choosing the evaluation: ``INFO evaluation`` refuses an unknown name with an ``ERROR``
+(as ``INFO param`` does) and keeps the evaluation; ``--evaluation`` is taken by the group
+and by ``serve`` alike (one option, one set of names)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from gomoku_engine.cli import main
+from gomoku_engine.cli.group import EVALUATION_OPTION
+from gomoku_engine.eval import EVALUATIONS
+from gomoku_engine.protocol.settings import Changed, Settings, apply_info
+
+
+def test_an_unknown_evaluation_is_an_error_and_changes_nothing() -> None:
+    settings = Settings()
+    assert apply_info(settings, "evaluation network") != Changed.NOTHING
+    assert apply_info(settings, "evaluation nosuch") == Changed.NOTHING
+    assert settings.evaluation == "network"
+    line = settings.pending_lines["evaluation"]
+    assert line.startswith("ERROR INFO evaluation 'nosuch' is unknown")
+    for name in EVALUATIONS:
+        assert name in line
+    apply_info(settings, "evaluation Classical")  # a good name takes the error back
+    assert "evaluation" not in settings.pending_lines and settings.evaluation == "classical"
+
+
+def test_the_option_offers_exactly_the_evaluations() -> None:
+    @EVALUATION_OPTION
+    def probe(evaluation: str | None) -> None:
+        pass
+
+    option = next(p for p in probe.__click_params__ if p.name == "evaluation")
+    assert tuple(option.type.choices) == EVALUATIONS
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["serve", "--evaluation", "network"], "network"),
+    (["--evaluation", "handset", "serve"], "handset"),
+    (["--evaluation", "handset", "serve", "--evaluation", "network"], "network"),
+    (["--evaluation", "network"], "network"),
+    (["serve"], None),
+])
+def test_group_and_serve_both_take_the_evaluation(monkeypatch, args, expected) -> None:
+    seen = {}
+
+    def fake_serve(*positional, **named):  # type: ignore[no-untyped-def]
+        seen.update(named)
+
+    monkeypatch.setattr("gomoku_engine.protocol.stdio.serve", fake_serve)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert seen["evaluation"] == expected
+
+
+def test_serve_refuses_an_unknown_evaluation() -> None:
+    result = CliRunner().invoke(main, ["serve", "--evaluation", "nosuch"])
+    assert result.exit_code == 2 and "nosuch" in result.output
