@@ -22,6 +22,8 @@ import pytest
 from helpers import (MOVE, WARM_TIMEOUT, LiveEngine, live,  # noqa: F401 (a fixture)
                      run_session, split_output, stones_have_five)
 
+from gomoku_engine.protocol.settings import NAMED_SETTINGS
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "protocol_examples"
 TRANSCRIPTS = sorted(EXAMPLES.glob("*.txt"))
@@ -231,6 +233,8 @@ class Tracker:
     swap2_given: int = 0  # stones in the last valid SWAP2BOARD
     rule_sent: bool = False  # an INFO rule came, whose refusal may precede a reply
     param_sent: bool = False  # an INFO param came (its name and value are not judged here)
+    #: INFO keys of named settings (evaluation, algorithm, opening) given an unknown name
+    refused_names: set[str] = field(default_factory=set)
     ended: bool = False  # after END nothing is run
 
     # commands
@@ -288,6 +292,11 @@ class Tracker:
         elif word == "INFO" and rest.lower().startswith("param"):
             self.param_sent = True
             self.pending = None  # an ERROR at most, at once
+        elif word == "INFO" and rest.split()[:1] and rest.split()[0].lower() in NAMED_SETTINGS:
+            key, _, name = rest.partition(" ")
+            if name.strip().lower() not in NAMED_SETTINGS[key.lower()][1]:
+                self.refused_names.add(key.lower())  # judged: its ERROR must come
+            self.pending = None  # INFO gets no reply
         # INFO, ABOUT, YXSTOP, STOP, YXSHOWINFO, YXHASHCLEAR, YXBLOCKRESET and unknown
         # words: no change
 
@@ -370,6 +379,10 @@ class Tracker:
             return
         if line.startswith("ERROR INFO param ") and self.param_sent:
             return  # a refused INFO param, answered at once
+        named = line.split()[2].lower() if line.startswith("ERROR INFO ") else ""
+        if named in self.refused_names:
+            self.refused_names.discard(named)  # an unknown name of INFO evaluation, ...
+            return
         if line.startswith("ERROR"):
             if command is not None and valid:
                 raise TrackError(f"ERROR for {command}, which the test judged valid")

@@ -28,11 +28,15 @@ BENCH_HASH_MB = 16.0
 DEFAULT_DEPTH = 8
 #: depth of the speed check (``bench --check``): under a second of search at full speed
 CHECK_DEPTH = 14
-#: the speed check's floor: bench nodes/s at CHECK_DEPTH over the calibration walk's
-#: rounds/s (:mod:`gomoku_engine.core.calibration`).  Set at 0.65 of the median ratio
-#: measured at full speed, so that a 2x fall fails on a machine whose ratio is up to 1.3
-#: times this one's, and a run slowed by load passes (docs/development.md, "Speed").
-SPEED_FLOOR = 0.0
+#: the speed check's ratio (bench nodes per CPU second at CHECK_DEPTH over the calibration
+#: walk's rounds per CPU second, :mod:`gomoku_engine.core.calibration`): its median and
+#: lowest of ten runs on the 2-core development machine at 1e9e335 (2026-12-06, while two
+#: games against Rapfi ran beside it; docs/development.md, "Speed")
+SPEED_MEDIAN = 0.00164
+SPEED_LOWEST = 0.00151
+#: the floor: 0.65 of the median, so that a 2x fall fails on any machine whose ratio is
+#: up to 1.3 times this one's, and the spread of a loaded machine passes
+SPEED_FLOOR = 0.65 * SPEED_MEDIAN
 
 
 @dataclass(frozen=True)
@@ -128,9 +132,9 @@ def run_bench(depth: int = DEFAULT_DEPTH,
 
 @dataclass
 class SpeedCheck:
-    """The speed check's figures: the bench's best nodes/s of two runs at ``depth``, the
-    calibration walk's best rate (rounds/s) of three measurements around them, their
-    ratio, the floor and the bench's signature."""
+    """The speed check's figures: the bench's best nodes per CPU second of two runs at
+    ``depth``, the calibration walk's best rate (rounds per CPU second) of three
+    measurements around them, their ratio, the floor and the bench's signature."""
 
     nps: int
     calibration: float
@@ -148,21 +152,24 @@ class SpeedCheck:
 
 
 def speed_check(depth: int = CHECK_DEPTH, floor: float = SPEED_FLOOR) -> SpeedCheck:
-    """The bench's nodes/s held against a machine-independent floor: divided by the rate
-    of a calibration kernel that shares no code with the engine
-    (:func:`gomoku_engine.core.calibration.calibration_rate`), measured in this process
-    before, between and after two bench runs (the best of each, so that a burst of load
-    on the machine lowers neither side of the ratio alone).  The kernels are loaded by a
-    bench at depth 1 first, unmeasured.
+    """The bench's speed held against a machine-independent floor: nodes per second of
+    the process's CPU time, divided by the rate of a calibration kernel that shares no
+    code with the engine (:func:`gomoku_engine.core.calibration.calibration_rate`),
+    measured in this process before, between and after two bench runs (the best of each).
+    CPU time, not wall time, on both sides: time spent waiting for a core on a loaded
+    machine counts on neither.  The kernels are loaded by a bench at depth 1 first,
+    unmeasured.
 
     :returns: the figures; :attr:`SpeedCheck.passed` says whether the ratio is at least
         ``floor``.
     """
     run_bench(1)  # load every rule's kernels and tables, so no run pays for it
     rates = [calibration_rate()]
-    reports = []
+    speeds, signature = [], ""
     for _ in range(2):
-        reports.append(run_bench(depth))
+        began = time.process_time()
+        report = run_bench(depth)
+        speeds.append(report.nodes / max(time.process_time() - began, 1e-9))
+        signature = report.signature
         rates.append(calibration_rate())
-    return SpeedCheck(max(r.nps for r in reports), max(rates), depth, floor,
-                      reports[0].signature)
+    return SpeedCheck(int(max(speeds)), max(rates), depth, floor, signature)

@@ -87,8 +87,8 @@ def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
 @click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
               default=None, help="Static evaluation [default: the engine's default].")
 @click.option("--check", is_flag=True,
-              help="The speed check: the bench's nodes/s at depth 14 over a calibration "
-                   "kernel's rate in this process, against the floor recorded in the "
+              help="The speed check: the bench's nodes per CPU second at depth 14 over a "
+                   "calibration kernel's rate in this process, against the floor recorded in the "
                    "package; exit status 1 below it (docs/development.md, \"Speed\").")
 @PARAM_OPTION
 def bench(depth: int | None, nodes: int | None, warm_first: bool, evaluation: str | None,
@@ -127,8 +127,8 @@ def _speed_check() -> None:
     from ..bench import speed_check
 
     result = speed_check()
-    click.echo(f"Bench nodes/s   : {result.nps} (depth {result.depth}, best of 2)")
-    click.echo(f"Calibration     : {result.calibration:.0f} rounds/s (best of 3)")
+    click.echo(f"Bench nodes/s   : {result.nps} per CPU second (depth {result.depth}, best of 2)")
+    click.echo(f"Calibration     : {result.calibration:.0f} rounds per CPU second (best of 3)")
     click.echo(f"Ratio           : {result.ratio:.5f} (floor {result.floor:.5f})")
     click.echo(f"Bench signature : {result.signature}")
     if not result.passed:

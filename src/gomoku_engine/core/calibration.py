@@ -21,8 +21,8 @@ import numpy.typing as npt
 
 from .jit import njit
 
-#: rounds of one measurement: about 0.2 s on the 2-core development machine
-CALIBRATION_ROUNDS = 20_000_000
+#: rounds of one measurement: about 0.1 s of CPU on the 2-core development machine
+CALIBRATION_ROUNDS = 40_000_000
 _TABLE_SIZE = 1 << 16
 _CELLS = 400
 
@@ -53,7 +53,11 @@ def _calibration_walk(table: npt.NDArray[np.uint8], cells: npt.NDArray[np.int8],
 
 
 def calibration_rate(rounds: int = CALIBRATION_ROUNDS) -> float:
-    """Rounds per second of the calibration walk (compiled or loaded first, unmeasured).
+    """Rounds per second of the process's CPU time of the calibration walk (compiled or
+    loaded first, unmeasured).  CPU time, not wall time: on a loaded machine a process
+    waits for a core in slices of milliseconds, which a short wall-clock measurement
+    catches or misses by chance (wall-clock rates of the same walk under two other busy
+    processes on 2 cores: 210 to 420 million rounds/s, 2026-12-06).
 
     :param rounds: steps of the walk to time; the rate is independent of it past about a
         million.
@@ -61,6 +65,6 @@ def calibration_rate(rounds: int = CALIBRATION_ROUNDS) -> float:
     table = np.random.default_rng(1).integers(0, 256, _TABLE_SIZE).astype(np.uint8)
     cells = np.zeros(_CELLS, np.int8)
     _calibration_walk(table, cells, 1000)
-    began = time.perf_counter()
+    began = time.process_time()
     _calibration_walk(table, cells, rounds)
-    return rounds / (time.perf_counter() - began)
+    return rounds / max(time.process_time() - began, 1e-9)
