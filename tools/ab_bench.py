@@ -11,9 +11,9 @@ compiled kernels.  Each side runs once unmeasured to compile (or load) its kerne
 the bench processes alternate, A B A B ..., and each pair's ratio A/B of nodes/s is taken
 as the pair ran: a drift in the machine's speed (another job, a frequency change) moves
 both runs of a pair alike.  (A working tree edited while the runs go on is measured as it
-is at each run: an edit to a kernel's source makes the next run compile.)  Printed: every pair, the median ratio (quote it), its range,
-and both sides' bench signatures (equal signatures: the same tree searched, so the ratio
-is speed alone).
+is at each run: an edit to a kernel's source makes the next run compile.)  Printed: every
+pair, the median ratio (quote it), its range, and both sides' bench signatures (equal
+signatures: the same tree searched, so the ratio is speed alone).
 
 Both sides run with this interpreter (its numba and numpy), from their own ``src``.
 Every commit that touches ``core/``, ``eval/``, ``game/`` or ``search/`` quotes this

@@ -87,9 +87,10 @@ def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
 @click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
               default=None, help="Static evaluation [default: the engine's default].")
 @click.option("--check", is_flag=True,
-              help="The speed check: the bench's nodes per CPU second at depth 14 over a "
-                   "calibration kernel's rate in this process, against the floor recorded in the "
-                   "package; exit status 1 below it (docs/development.md, \"Speed\").")
+              help="The speed check: the bench's nodes per CPU second at depth 14 over "
+                   "a calibration kernel's rate in this process, against the floor "
+                   "recorded in the package; exit status 1 below it "
+                   "(docs/development.md, \"Speed\").")
 @PARAM_OPTION
 def bench(depth: int | None, nodes: int | None, warm_first: bool, evaluation: str | None,
           check: bool, params: dict[str, float]) -> None:
