@@ -8,7 +8,7 @@ import pytest
 
 from gomoku_engine.core.constants import BLACK, EMPTY, Rule
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.eval import NetworkFileError, evaluate, network_tables
+from gomoku_engine.eval import NetworkFileError, evaluate, network_scale, network_tables
 from gomoku_engine.eval.classical import canon_table, reference_point_patterns
 from gomoku_engine.eval.network import (
     ABSENT, N_CANON, NetworkWeights, accumulators, forward, load_network, save_network,
@@ -78,7 +78,7 @@ def test_accumulators_equal_a_recomputation_after_random_moves_and_takebacks(rul
             assert (board.position.net_acc[us] == acc_s).all()
             assert (board.position.net_acc[1 - us] == acc_o).all()
         acc_s, acc_o = board.position.net_acc[us], board.position.net_acc[1 - us]
-        expected = forward(acc_s, acc_o, weights) * tables.net_out[1]
+        expected = forward(acc_s, acc_o, weights) * network_scale(tables)
         assert abs(evaluate(board.position, board.tables) - expected) <= 0.5 + 1e-6
 
 

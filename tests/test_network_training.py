@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gomoku_engine.core.constants import Rule
-from gomoku_engine.eval import evaluate, network_tables
+from gomoku_engine.eval import evaluate, network_scale, network_tables
 from gomoku_engine.eval.network import load_network, save_network
 from gomoku_engine.game.board import Board
 from gomoku_engine.training.network_data import (
@@ -106,7 +106,7 @@ def test_the_exported_network_in_the_kernel_equals_the_trained_model(dataset, tm
             dense = np.zeros((1, 2 * 1002), np.float32)
             dense[0, index] = count
             model = float(trainer._eval(trainer.params, dense.reshape(1, 2, 1002))[0])
-            engine = evaluate(board.position, board.tables) / tables.net_out[1]
+            engine = evaluate(board.position, board.tables) / network_scale(tables)
             assert abs(engine - model) < 0.01
             counted += 1
             board.play(int(cell) % SIZE, int(cell) // SIZE)

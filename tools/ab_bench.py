@@ -8,8 +8,9 @@ The revision B (and A, when ``--a`` names one) is checked out with ``git worktre
 folder of its own under ``~/.cache/gomoku-engine/ab/`` (kept between calls), with its own
 numba cache (``NUMBA_CACHE_DIR`` inside that folder), so neither side loads the other's
 compiled kernels.  Each side runs once unmeasured to compile (or load) its kernels, then
-the bench processes alternate, A B A B ..., and each pair's ratio A/B of nodes/s is taken
-as the pair ran: a drift in the machine's speed (another job, a frequency change) moves
+the bench processes alternate, A B A B ..., and each pair's ratio A/B of nodes per second
+of CPU time (the process's; the wall clock's ratio is printed beside it) is taken as the
+pair ran: a drift in the machine's speed (another job, a frequency change) moves
 both runs of a pair alike.  (A working tree edited while the runs go on is measured as it
 is at each run: an edit to a kernel's source makes the next run compile.)  Printed: every
 pair, the median ratio (quote it), its range, and both sides' bench signatures (equal
@@ -52,30 +53,44 @@ def checkout(rev: str) -> Path:
     return root
 
 
+#: one bench in a fresh process: the bench's own positions and depth, timed by the
+#: process's CPU clock (waiting for a core on a loaded machine counts on neither side) and
+#: by the wall clock; prints ``cpu_nps wall_nps signature``.  ``run_bench`` has taken
+#: ``depth`` and, since e9a2ce0, ``evaluation``; older revisions get no evaluation.
+_BENCH = """
+import sys, time
+from gomoku_engine.bench import run_bench
+depth, evaluation = int(sys.argv[1]), sys.argv[2]
+kwargs = {"evaluation": evaluation} if evaluation else {}
+run_bench(1, **kwargs)  # load every kernel and table first
+cpu, wall = time.process_time(), time.perf_counter()
+report = run_bench(depth, **kwargs)
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+print(int(report.nodes / cpu), int(report.nodes / wall), report.signature)
+"""
+
+
 def bench_command(root: Path, depth: int, evaluation: str | None) -> tuple[list[str], dict]:
     """The command and environment of one bench run of the checkout at ``root``."""
     env = dict(os.environ, PYTHONPATH=str(root / "src"))
     if root != REPO:
         env["NUMBA_CACHE_DIR"] = str(root / ".numba-cache")
-    command = [sys.executable, "-m", "gomoku_engine", "bench", "--depth", str(depth)]
-    if evaluation:
-        command += ["--evaluation", evaluation]
-    return command, env
+    return [sys.executable, "-c", _BENCH, str(depth), evaluation or ""], env
 
 
-def run_once(root: Path, depth: int, evaluation: str | None) -> tuple[int, str]:
-    """One bench process: (nodes/s, signature).
+def run_once(root: Path, depth: int, evaluation: str | None) -> tuple[int, int, str]:
+    """One bench process: (nodes per CPU second, nodes per wall second, signature).
 
     :raises click.ClickException: if the bench fails or prints no figures.
     """
     command, env = bench_command(root, depth, evaluation)
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=root)
-    nps = re.search(r"Nodes/second\s*:\s*(\d+)", done.stdout)
-    signature = re.search(r"Bench signature\s*:\s*(\w+)", done.stdout)
-    if done.returncode != 0 or nps is None or signature is None:
+    figures = re.fullmatch(r"(\d+) (\d+) (\w+)", done.stdout.strip().splitlines()[-1]
+                           if done.stdout.strip() else "")
+    if done.returncode != 0 or figures is None:
         raise click.ClickException(f"bench at {root} failed ({done.returncode}):\n"
                                    f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return int(nps.group(1)), signature.group(1)
+    return int(figures.group(1)), int(figures.group(2)), figures.group(3)
 
 
 @click.command()
@@ -105,19 +120,23 @@ def main(rev: str, rev_a: str | None, depth: int, pairs: int, evaluation: str | 
     # kernel the measured runs call, so no measured run pays for compiling
     for root, name in ((root_a, eval_a), (root_b, evaluation)):
         run_once(root, depth, name)
-    ratios, signatures = [], {"A": set(), "B": set()}
+    ratios, wall_ratios, signatures = [], [], {"A": set(), "B": set()}
     for i in range(pairs):
-        nps_a, sig_a = run_once(root_a, depth, eval_a)
-        nps_b, sig_b = run_once(root_b, depth, evaluation)
+        cpu_a, wall_a, sig_a = run_once(root_a, depth, eval_a)
+        cpu_b, wall_b, sig_b = run_once(root_b, depth, evaluation)
         signatures["A"].add(sig_a)
         signatures["B"].add(sig_b)
-        ratios.append(nps_a / nps_b)
-        click.echo(f"pair {i + 1}: A {nps_a:9d} n/s  B {nps_b:9d} n/s  A/B {ratios[-1]:.3f}")
+        ratios.append(cpu_a / cpu_b)
+        wall_ratios.append(wall_a / wall_b)
+        click.echo(f"pair {i + 1}: A {cpu_a:9d}  B {cpu_b:9d} nodes per CPU second, "
+                   f"A/B {ratios[-1]:.3f} (wall clock: A {wall_a} B {wall_b}, "
+                   f"{wall_ratios[-1]:.3f})")
     click.echo(f"signature A {', '.join(sorted(signatures['A']))}  "
                f"B {', '.join(sorted(signatures['B']))}"
                + ("  (same tree)" if signatures["A"] == signatures["B"] else "  (trees differ)"))
     click.echo(f"median A/B {statistics.median(ratios):.3f} over {pairs} pairs "
-               f"(range {min(ratios):.3f} - {max(ratios):.3f})")
+               f"(range {min(ratios):.3f} - {max(ratios):.3f}; wall clock "
+               f"{statistics.median(wall_ratios):.3f})")
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ indexes the evaluation's arrays.
 from .evaluator import (
     DEFAULT_EVALUATION, EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, EVALUATIONS, EvalState,
     EvalTables, clear_point, eval_table, eval_tables, evaluate, log_point, move_score,
-    network_tables, new_eval_state, point_priorities, point_priority, reset_eval,
+    network_scale, network_tables, new_eval_state, point_priorities, point_priority, reset_eval,
     restore_point, restore_state, save_state, update_point,
 )
 from .network import NetworkFileError
@@ -48,7 +48,7 @@ from .win_rate import sigmoid_scale, win_rate
 __all__ = [
     "DEFAULT_EVALUATION", "EVALUATIONS", "EVAL_SAVED_FIELDS", "EVAL_UNDO_FIELDS", "EvalState", "EvalTables",
     "NetworkFileError", "clear_point", "eval_table", "eval_tables", "evaluate", "log_point",
-    "move_score", "network_tables", "new_eval_state", "point_priorities", "point_priority",
+    "move_score", "network_scale", "network_tables", "new_eval_state", "point_priorities", "point_priority",
     "reset_eval", "restore_point", "restore_state", "save_state", "sigmoid_scale",
     "update_point", "win_rate",
 ]

@@ -66,12 +66,11 @@ class EvalTables(NamedTuple):
     net_canon: npt.NDArray[np.int16]
     #: int32[2, N_CANON + 1, D] the network's embeddings (D = 0: the classical evaluation)
     net_embed: npt.NDArray[np.int32]
-    net_bias1: npt.NDArray[np.float64]  #: float64[D]
-    net_w2: npt.NDArray[np.float64]  #: float64[2D, H]
-    net_b2: npt.NDArray[np.float64]  #: float64[H]
-    net_w3: npt.NDArray[np.float64]  #: float64[H]
-    #: float64[2]: the output bias (logit) and the score units per logit
-    net_out: npt.NDArray[np.float64]
+    #: float64[3 + D + 2DH + 2H]: the MLP in one array (:func:`pack_mlp`): the output bias
+    #: (logit), the score units per logit, H, then bias1[D], w2[2D, H] row by row, b2[H],
+    #: w3[H].  One array, not six: every call between kernels passes each array of
+    #: ``Tables``, and the classical search pays for the network's arrays in each call
+    net_mlp: npt.NDArray[np.float64]
 
 
 def eval_tables(rule: Rule, evaluation: str) -> EvalTables:
@@ -96,19 +95,36 @@ def eval_tables(rule: Rule, evaluation: str) -> EvalTables:
         raise ValueError(f"unknown evaluation {evaluation!r}: expected one of "
                          + ", ".join(EVALUATIONS))
     values = combination_tables(rule, evaluation)[1]
-    empty = np.zeros(0, np.float64)
-    return EvalTables(values, canon_table(), np.zeros((2, ABSENT + 1, 0), np.int32), empty,
-                      np.zeros((0, 0), np.float64), empty, empty, np.zeros(2, np.float64))
+    return EvalTables(values, canon_table(), np.zeros((2, ABSENT + 1, 0), np.int32),
+                      np.zeros(_MLP_HEAD, np.float64))
 
 
 def network_tables(weights: NetworkWeights, rule: Rule) -> EvalTables:
     """:func:`eval_tables` for the network ``weights`` (one not shipped, say, in tests
     and training), with the classical values of ``rule`` for the move order."""
     weights.check()
-    out = np.array([weights.b3, sigmoid_scale(Rule(rule))], np.float64)
     return EvalTables(combination_tables(rule, "classical")[1], canon_table(),
-                      np.ascontiguousarray(weights.embed, np.int32), weights.bias1,
-                      weights.w2, weights.b2, weights.w3, out)
+                      np.ascontiguousarray(weights.embed, np.int32),
+                      pack_mlp(weights, sigmoid_scale(Rule(rule))))
+
+
+#: ``Tables.net_mlp``'s head: the output bias, the scale, H
+_MLP_HEAD = 3
+
+
+def pack_mlp(weights: NetworkWeights, scale: float) -> npt.NDArray[np.float64]:
+    """``float64[3 + D + 2DH + 2H]``: the MLP of ``weights`` as ``Tables.net_mlp`` holds it
+    (the output bias ``b3``, ``scale`` score units per logit, ``H``, ``bias1``, ``w2`` row
+    by row, ``b2``, ``w3``)."""
+    head = np.array([weights.b3, scale, weights.b2.shape[0]], np.float64)
+    return np.concatenate([head, weights.bias1, np.ravel(weights.w2), weights.b2,
+                           weights.w3]).astype(np.float64)
+
+
+def network_scale(tables: Any) -> float:
+    """Score units per logit of the network in ``tables`` (a ``Tables`` or
+    :class:`EvalTables`)."""
+    return float(tables.net_mlp[1])
 
 
 def eval_table(rule: Rule, evaluation: str) -> npt.NDArray[np.int32]:
@@ -243,25 +259,30 @@ def restore_state(pos: Any, row: Any, col: int, ply: int) -> None:
 
 
 @njit
-def _network_logit(acc: Any, x: Any, bias1: Any, w2: Any, b2: Any, w3: Any, out0: float,
-                   side: int) -> float:
+def _network_logit(acc: Any, x: Any, mlp: Any, side: int) -> float:
     """The network's logit of ``side``'s win with ``side`` to move
-    (:func:`gomoku_engine.eval.network.forward`).  Takes the network's arrays alone, not
-    the position's tuples: a call with every array of ``Position`` and ``Tables`` (about 57)
-    cost more than this MLP's arithmetic."""
+    (:func:`gomoku_engine.eval.network.forward`), from the accumulators ``acc``
+    (int32[2, D]) and the MLP packed in ``mlp`` (:func:`pack_mlp`); ``x`` (float64[2D]) is
+    scratch.  Takes the network's arrays alone, not the position's tuples: a call with
+    every array of ``Position`` and ``Tables`` cost more than this MLP's arithmetic."""
     d = acc.shape[1]
+    h = int(mlp[2])
+    bias1 = _MLP_HEAD
+    w2 = bias1 + d
+    b2 = w2 + 2 * d * h
+    w3 = b2 + h
     for k in range(d):
-        a = acc[side, k] / QUANT + bias1[k]
-        b = acc[1 - side, k] / QUANT + bias1[k]
+        a = acc[side, k] / QUANT + mlp[bias1 + k]
+        b = acc[1 - side, k] / QUANT + mlp[bias1 + k]
         x[k] = a if a > 0.0 else 0.0
         x[d + k] = b if b > 0.0 else 0.0
-    logit = out0
-    for j in range(w2.shape[1]):
-        h = b2[j]
+    logit = mlp[0]
+    for j in range(h):
+        hidden = mlp[b2 + j]
         for k in range(2 * d):
-            h += x[k] * w2[k, j]
-        if h > 0.0:
-            logit += h * w3[j]
+            hidden += x[k] * mlp[w2 + k * h + j]
+        if hidden > 0.0:
+            logit += hidden * mlp[w3 + j]
     return logit
 
 
@@ -275,9 +296,8 @@ def evaluate(pos: Any, tab: Any) -> int:
     call would cost; the network's MLP is a call with its own arrays only."""
     side = pos.state[TO_MOVE] - 1
     if pos.net_acc.shape[1] != 0:
-        logit = _network_logit(pos.net_acc, pos.net_x, tab.net_bias1, tab.net_w2, tab.net_b2,
-                               tab.net_w3, tab.net_out[0], side)
-        score = int(round(logit * tab.net_out[1]))
+        logit = _network_logit(pos.net_acc, pos.net_x, tab.net_mlp, side)
+        score = int(round(logit * tab.net_mlp[1]))
     else:
         score = (EVAL_OWN * pos.eval_sum[side] - EVAL_OPP * pos.eval_sum[1 - side]) // EVAL_DIV
     if score > EVAL_LIMIT:

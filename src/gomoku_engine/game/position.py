@@ -79,11 +79,7 @@ class Tables(NamedTuple):
     eval_table: npt.NDArray[np.int32]
     net_canon: npt.NDArray[np.int16]
     net_embed: npt.NDArray[np.int32]
-    net_bias1: npt.NDArray[np.float64]
-    net_w2: npt.NDArray[np.float64]
-    net_b2: npt.NDArray[np.float64]
-    net_w3: npt.NDArray[np.float64]
-    net_out: npt.NDArray[np.float64]
+    net_mlp: npt.NDArray[np.float64]
 
 
 class Position(NamedTuple):
