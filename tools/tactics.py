@@ -1,10 +1,10 @@
 """How many shared tactics positions does the engine get right as a game move?
 
 Usage: ``python tools/tactics.py [--turn-ms 500 | --nodes N] [--no-threats] [--vct]
-[--horizon] [--rule R] [--kind win|defend] [--param NAME=VALUE ...]`` from the repository
-root, with ``../shared/puzzles/tactics_dev.jsonl`` beside it.  Each position (a real game's
-moves) is searched as a game move would be, with the threat-space search a game move uses
-unless told otherwise (``INFO threats``' default: the root VCF and the opponent's VCF
+[--horizon] [--rule R] [--kind win|defend] [--evaluation E] [--param NAME=VALUE ...]``
+from the repository root, with ``../shared/puzzles/tactics_dev.jsonl`` beside it.  Each
+position (a real game's moves) is searched as a game move would be, with the threat-space
+search a game move uses unless told otherwise (``INFO threats``' default: the root VCF and the opponent's VCF
 filter, no VCT, no VCF at the horizon); the move counts as right if it is among the
 position's ``answers``, wrong if among ``refuted``, else unverified.
 """
@@ -43,6 +43,8 @@ def main() -> None:
                         default=game["horizon_vcf"], help="a short VCF at the horizon")
     parser.add_argument("--rule", default=None)
     parser.add_argument("--kind", default=None)
+    parser.add_argument("--evaluation", default="classical",
+                        choices=("classical", "network", "handset"))
     parser.add_argument("--verbose", "-v", action="store_true")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a search tunable (search/params.py), repeatable")
@@ -54,7 +56,8 @@ def main() -> None:
     tally: Counter[tuple[str, str]] = Counter()
     slowest = 0.0
     for record in records:
-        engine = Engine(record["size"], rule=RULES[record["rule"]], hash_mb=16, params=params)
+        engine = Engine(record["size"], rule=RULES[record["rule"]], hash_mb=16, params=params,
+                        evaluation=args.evaluation)
         for x, y in record["moves"]:
             engine.board.play(x, y)
         if args.nodes:
