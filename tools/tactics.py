@@ -2,12 +2,11 @@
 
 Usage: ``python tools/tactics.py [--turn-ms 500 | --nodes N] [--no-threats] [--vct]
 [--horizon] [--rule R] [--kind win|defend] [--evaluation E] [--param NAME=VALUE ...]``
-from the repository root, with ``../shared/puzzles/tactics_dev.jsonl`` beside it.  Each
+from the repository root, with ``../shared/puzzles/tactics_dev.jsonl`` beside it. Each
 position (a real game's moves) is searched as a game move would be, with the threat-space
-search a game move uses unless told otherwise (``INFO threats``' default: the root VCF and the opponent's VCF
-filter, no VCT, no VCF at the horizon); the move counts as right if it is among the
-position's ``answers``, wrong if among ``refuted``, else unverified.
-"""
+search a game move uses unless told otherwise (``INFO threats``' default: the root VCF and
+the opponent's VCF filter, no VCT, no VCF at the horizon); the move counts as right if it
+is among the position's ``answers``, wrong if among ``refuted``, else unverified."""
 
 from __future__ import annotations
 
