@@ -67,8 +67,8 @@ class EvalTables(NamedTuple):
     #: int32[2, N_CANON + 1, D] the network's embeddings (D = 0: the classical evaluation)
     net_embed: npt.NDArray[np.int32]
     #: float64[3 + D + 2DH + 2H]: the MLP in one array (:func:`pack_mlp`): the output bias
-    #: (logit), the score units per logit, H, then bias1[D], w2[2D, H] row by row, b2[H],
-    #: w3[H].  One array, not six: every call between kernels passes each array of
+    #: (logit), the score units per logit, H, then bias1[D], w2's H columns one after the
+    #: other (each 2D long), b2[H], w3[H].  One array, not six: every call between kernels passes each array of
     #: ``Tables``, and the classical search pays for the network's arrays in each call
     net_mlp: npt.NDArray[np.float64]
 
@@ -114,11 +114,12 @@ _MLP_HEAD = 3
 
 def pack_mlp(weights: NetworkWeights, scale: float) -> npt.NDArray[np.float64]:
     """``float64[3 + D + 2DH + 2H]``: the MLP of ``weights`` as ``Tables.net_mlp`` holds it
-    (the output bias ``b3``, ``scale`` score units per logit, ``H``, ``bias1``, ``w2`` row
-    by row, ``b2``, ``w3``)."""
+    (the output bias ``b3``, ``scale`` score units per logit, ``H``, ``bias1``, ``w2``
+    column by column, ``b2``, ``w3``).  ``w2`` by columns: each hidden unit's weights lie
+    together, so the kernel's dot products read memory in order and vectorise."""
     head = np.array([weights.b3, scale, weights.b2.shape[0]], np.float64)
-    return np.concatenate([head, weights.bias1, np.ravel(weights.w2), weights.b2,
-                           weights.w3]).astype(np.float64)
+    return np.concatenate([head, weights.bias1, np.ravel(np.asarray(weights.w2).T),
+                           weights.b2, weights.w3]).astype(np.float64)
 
 
 def network_scale(tables: Any) -> float:
@@ -258,13 +259,15 @@ def restore_state(pos: Any, row: Any, col: int, ply: int) -> None:
             pos.net_acc[side, k] = pos.net_stack[ply, side, k]
 
 
-@njit
+@njit(fastmath=True)
 def _network_logit(acc: Any, x: Any, mlp: Any, side: int) -> float:
     """The network's logit of ``side``'s win with ``side`` to move
     (:func:`gomoku_engine.eval.network.forward`), from the accumulators ``acc``
     (int32[2, D]) and the MLP packed in ``mlp`` (:func:`pack_mlp`); ``x`` (float64[2D]) is
     scratch.  Takes the network's arrays alone, not the position's tuples: a call with
-    every array of ``Position`` and ``Tables`` cost more than this MLP's arithmetic."""
+    every array of ``Position`` and ``Tables`` cost more than this MLP's arithmetic.
+    ``fastmath``: the sums may be reordered, so that LLVM vectorises the dot products (the
+    result moves in the last bits; the tests hold it to the numpy forward pass)."""
     d = acc.shape[1]
     h = int(mlp[2])
     bias1 = _MLP_HEAD
@@ -279,8 +282,9 @@ def _network_logit(acc: Any, x: Any, mlp: Any, side: int) -> float:
     logit = mlp[0]
     for j in range(h):
         hidden = mlp[b2 + j]
+        column = w2 + j * 2 * d
         for k in range(2 * d):
-            hidden += x[k] * mlp[w2 + k * h + j]
+            hidden += x[k] * mlp[column + k]
         if hidden > 0.0:
             logit += hidden * mlp[w3 + j]
     return logit
