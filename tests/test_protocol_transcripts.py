@@ -379,7 +379,8 @@ class Tracker:
             return
         if line.startswith("ERROR INFO param ") and self.param_sent:
             return  # a refused INFO param, answered at once
-        named = line.split()[2].lower() if line.startswith("ERROR INFO ") else ""
+        words = line.split()
+        named = words[2].lower() if words[:2] == ["ERROR", "INFO"] and len(words) > 2 else ""
         if named in self.refused_names:
             self.refused_names.discard(named)  # an unknown name of INFO evaluation, ...
             return

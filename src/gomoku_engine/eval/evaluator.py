@@ -68,8 +68,9 @@ class EvalTables(NamedTuple):
     net_embed: npt.NDArray[np.int32]
     #: float64[3 + D + 2DH + 2H]: the MLP in one array (:func:`pack_mlp`): the output bias
     #: (logit), the score units per logit, H, then bias1[D], w2's H columns one after the
-    #: other (each 2D long), b2[H], w3[H].  One array, not six: every call between kernels passes each array of
-    #: ``Tables``, and the classical search pays for the network's arrays in each call
+    #: other (each 2D long), b2[H], w3[H].  One array, not six: every call between kernels
+    #: passes each array of ``Tables``, and the classical search pays for the network's
+    #: arrays in each call
     net_mlp: npt.NDArray[np.float64]
 
 

@@ -42,7 +42,7 @@ def five_defences(pos: Position, tab: Tables, attacker: int, out: npt.NDArray[np
 
     Inlined into its callers (the search answers a four at every forced node, where a call
     passing every array of the position cost more than the answer); caro's part is a
-    call of its own, as only that rule pays for it (``kernels.HOT_PATH``).
+    call of its own, as only that rule pays for it (:data:`gomoku_engine.inlining.HOT_PATH`).
     """
     five = find_threat(pos, tab, attacker, T_FIVE)
     if tab.params[P_CARO] == 0:

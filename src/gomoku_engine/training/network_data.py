@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..core.constants import MATE_BOUND, T_FIVE, T_FOUR_THREE, T_OPEN_FOUR
+from ..core.constants import EMPTY, MATE_BOUND, T_FIVE, T_FOUR_THREE, T_OPEN_FOUR
 from ..eval.network import ABSENT
 from ..game.board import Board
 from ..game.position import point_patterns
@@ -102,7 +102,7 @@ def point_canon(board: Board) -> npt.NDArray[np.int16]:
     board kept under the network evaluation, whatever this board's evaluation."""
     pos, tab = board.position, board.tables
     canon = np.full((2, pos.cells.shape[0]), ABSENT, np.int16)
-    points = tab.points[pos.cells[tab.points] == 0]  # the empty points
+    points = tab.points[pos.cells[tab.points] == EMPTY]
     for side in range(2):
         p = point_patterns(pos, side)[points].astype(np.int64)
         code = p[:, 0] | (p[:, 1] << 4) | (p[:, 2] << 8) | (p[:, 3] << 12)
