@@ -1,5 +1,5 @@
-"""The network evaluation: its incremental accumulators, its kernel against the numpy
-reference, its weights file, and (with JAX installed) its training."""
+"""The network evaluation: its incremental state (features, convolution, accumulators), its
+kernel against the numpy reference, its symmetry, its weights file, and its fallback."""
 
 from __future__ import annotations
 
@@ -8,34 +8,44 @@ import pytest
 
 from gomoku_engine.core.constants import BLACK, EMPTY, Rule
 from gomoku_engine.engine import Engine, Limits
-from gomoku_engine.eval import NetworkFileError, evaluate, network_scale, network_tables
+from gomoku_engine.eval import (
+    NetworkFileError, evaluate, network_scale, network_tables, sync_network,
+)
 from gomoku_engine.eval.classical import canon_table, reference_point_patterns
 from gomoku_engine.eval.network import (
-    ABSENT, N_CANON, NetworkWeights, accumulators, forward, load_network, save_network,
+    ABSENT, N_CANON, ROWS, STONE_OWN, TAPS, NetworkWeights, accumulators, forward, load_network,
+    save_network,
 )
 from gomoku_engine.core.rules import foul_type
 from gomoku_engine.game.board import Board
-from gomoku_engine.training.network_data import point_canon
+from gomoku_engine.game.position import NET_PLY
+from gomoku_engine.training.network_data import (
+    perspective_rows, point_canon, position_arrays, symmetry, threat_inputs, threat_mask,
+)
 
 RULES = [Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU, Rule.CARO]
 
 
-def random_weights(rule: Rule = Rule.FREESTYLE, d: int = 8, h: int = 6,
+def random_weights(rule: Rule = Rule.FREESTYLE, d: int = 8, ds: int = 4, h: int = 6,
                    seed: int = 0) -> NetworkWeights:
     rng = np.random.default_rng(seed)
-    embed = rng.integers(-300, 300, size=(2, N_CANON + 1, d)).astype(np.int32)
+    embed = rng.integers(-300, 300, size=(2, ROWS, d)).astype(np.int32)
     embed[:, ABSENT] = 0
-    return NetworkWeights(rule, embed, rng.normal(0, 0.2, d), rng.normal(0, 0.3, (2 * d, h)),
-                          rng.normal(0, 0.2, h), rng.normal(0, 0.5, h), 0.05)
+    embed[1, STONE_OWN:] = 0
+    conv = rng.integers(-200, 200, size=(TAPS, ds)).astype(np.int32)
+    conv_bias = rng.integers(-40_000, 40_000, size=ds).astype(np.int32)
+    return NetworkWeights(rule, embed, conv, conv_bias, rng.normal(0, 0.2, d),
+                          rng.normal(0, 0.3, (2 * d + 16, h)), rng.normal(0, 0.2, h),
+                          rng.normal(0, 0.5, h), 0.05)
 
 
-def reference_counts(board: Board) -> tuple[np.ndarray, np.ndarray]:
-    """Combination counts of the side to move and the opponent, recomputed from the stones
-    with the plain-Python line classifier (renju: a black foul point counts for nothing)."""
+def reference_canon(board: Board) -> np.ndarray:
+    """``int16[2, P]``: each point's combination per colour, recomputed from the stones
+    with the plain-Python line classifier (renju: ABSENT on a black foul point)."""
     canon = canon_table()
     g, cells = board.geometry, board.position.cells
-    counts = np.zeros((2, N_CANON + 1), np.int64)
-    for cell in g.points:
+    out = np.full((2, len(g.points)), ABSENT, np.int16)
+    for i, cell in enumerate(g.points):
         if cells[cell] != EMPTY:
             continue
         for colour in (1, 2):
@@ -43,17 +53,27 @@ def reference_counts(board: Board) -> tuple[np.ndarray, np.ndarray]:
                     and foul_type(cells.copy(), g.directions, int(cell)) != 0):
                 continue
             p = reference_point_patterns(g, cells, board.rule, int(cell), colour)
-            counts[colour - 1, canon[p[0] | p[1] << 4 | p[2] << 8 | p[3] << 12]] += 1
-    us = board.to_move - 1
-    return counts[us], counts[1 - us]
+            out[colour - 1, i] = canon[p[0] | p[1] << 4 | p[2] << 8 | p[3] << 12]
+    return out
 
 
-@pytest.mark.parametrize("size", [9, 20])
+def reference_accumulators(board: Board, weights: NetworkWeights,
+                           canon: np.ndarray | None = None) -> np.ndarray:
+    """``int64[2, D]`` black's perspective then white's, from scratch (numpy)."""
+    cells, own_canon = position_arrays(board)
+    canon = own_canon if canon is None else canon
+    own, other = perspective_rows(cells[None], canon[None], np.array([BLACK]))
+    return accumulators(own, other, board.width, weights)[0]
+
+
+@pytest.mark.parametrize("size", [9, 15, 20])
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
-def test_accumulators_equal_a_recomputation_after_random_moves_and_takebacks(rule, size):
-    """Random make/unmake sequences: the kept accumulators equal, exactly, those of a board
-    built afresh with the same stones, and at every fourth step those recomputed from the
-    stones by the reference classifier; the kernel's score equals the numpy forward pass."""
+def test_the_incremental_state_equals_a_recomputation_after_random_moves_and_takebacks(
+        rule, size):
+    """Random make/unmake sequences: the kept accumulators (the convolution's rectified
+    outputs and the linear sums) equal, exactly, those of a board built afresh with the
+    same stones and those recomputed in numpy, at every fourth step from the reference
+    classifier's combinations; the kernel's score equals the numpy forward pass."""
     weights = random_weights(rule, seed=int(rule) + size)
     tables = network_tables(weights, rule)
     rng = np.random.default_rng(int(rule) * 31 + size)
@@ -66,20 +86,58 @@ def test_accumulators_equal_a_recomputation_after_random_moves_and_takebacks(rul
             board.play(*legal[rng.integers(len(legal))])
         fresh = Board(size, rule=rule, evaluation=tables)
         fresh.load(board.stones(), board.to_move)
-        assert (board.position.net_acc == fresh.position.net_acc).all()
-        # the training features, read from a classical board's patterns, are the
-        # network's incremental combinations (the classical evaluation does not keep them)
+        sync_network(fresh.position, fresh.tables)
+        # the classical board's training features are the network's incremental
+        # combinations (the classical evaluation does not keep them)
         classical = Board(size, rule=rule)
         classical.load(board.stones(), board.to_move)
         assert (point_canon(classical) == board.position.eval_canon).all()
+        if step % 3 == 0:
+            continue  # the network's state left behind, to follow several moves at once
+        sync_network(board.position, board.tables)
+        assert board.position.state[NET_PLY] == board.ply
+        assert (board.position.net_acc == fresh.position.net_acc).all()
+        assert (board.position.net_spatial == fresh.position.net_spatial).all()
+        canon = reference_canon(board) if step % 4 == 0 else None
+        assert (reference_accumulators(board, weights, canon) == board.position.net_acc).all()
         us = board.to_move - 1
-        if step % 4 == 0:
-            acc_s, acc_o = accumulators(*reference_counts(board), weights)
-            assert (board.position.net_acc[us] == acc_s).all()
-            assert (board.position.net_acc[1 - us] == acc_o).all()
-        acc_s, acc_o = board.position.net_acc[us], board.position.net_acc[1 - us]
-        expected = forward(acc_s, acc_o, weights) * network_scale(tables)
+        acc = board.position.net_acc[[us, 1 - us]]
+        mask = threat_inputs(threat_mask(board)[None], np.array([board.to_move]))[0]
+        expected = forward(acc, mask, weights) * network_scale(tables)
         assert abs(evaluate(board.position, board.tables) - expected) <= 0.5 + 1e-6
+
+
+def test_symmetric_positions_get_the_same_features_and_a_point_wise_net_the_same_value():
+    """The augmentation's contract: the image of a position's training arrays under each
+    of the board's symmetries (:func:`symmetry`) is what the engine reads on the image
+    position, so training on images teaches the network about real positions.  A network
+    whose convolution is its centre tap alone (no direction) gives the images the same
+    accumulators and value exactly; the shipped network, whose 3x3 taps are learned from
+    images, is checked in test_shipped_network.py within a tolerance."""
+    rng = np.random.default_rng(5)
+    weights = random_weights(seed=9)
+    centre = np.zeros_like(weights.conv)
+    centre[TAPS // 2] = weights.conv[TAPS // 2]
+    weights = NetworkWeights(weights.rule, weights.embed, centre, weights.conv_bias,
+                             weights.bias1, weights.w2, weights.b2, weights.w3, weights.b3)
+    tables = network_tables(weights, Rule.FREESTYLE)
+    board = Board(15, evaluation=tables)
+    for _ in range(14):
+        legal = [(x, y) for x in range(15) for y in range(15) if board.is_legal(x, y)]
+        board.play(*legal[rng.integers(len(legal))])
+    cells, canon = position_arrays(board)
+    value = evaluate(board.position, board.tables)
+    for sym in range(1, 8):
+        image_cells, image_canon = symmetry(cells[None], canon[None], 15, sym)
+        image = Board(15, evaluation=tables)
+        grid = image_cells[0].reshape(15, 15)
+        stones = [(x, y, int(grid[y, x])) for y in range(15) for x in range(15) if grid[y, x]]
+        image.load(stones, board.to_move)
+        sync_network(board.position, board.tables)
+        sync_network(image.position, image.tables)
+        assert (position_arrays(image)[1] == image_canon[0]).all(), sym
+        assert (image.position.net_acc == board.position.net_acc).all(), sym
+        assert evaluate(image.position, image.tables) == value
 
 
 def test_network_search_is_legal_and_reports_in_evaluation_units():
@@ -106,11 +164,40 @@ def test_weights_file_round_trip_and_clear_errors(tmp_path):
     damaged.write_bytes(path.read_bytes()[:200])
     with pytest.raises(NetworkFileError, match="not a network file"):
         load_network(damaged)
-    bad = NetworkWeights(Rule.FREESTYLE, weights.embed, weights.bias1, weights.w2[:3],
-                         weights.b2, weights.w3, weights.b3)
+    bad = NetworkWeights(Rule.FREESTYLE, weights.embed, weights.conv, weights.conv_bias,
+                         weights.bias1, weights.w2[:3], weights.b2, weights.w3, weights.b3)
     with pytest.raises(NetworkFileError, match="w2 has shape"):
         save_network(tmp_path / "bad.npz", bad)
     assert not (tmp_path / "bad.npz").exists()
+
+
+def test_a_format_1_network_loads_as_the_same_network_without_its_spatial_step(tmp_path):
+    """A file of the earlier layout (no stones, no convolution, no threat mask) reads as
+    the same network: its value on a position equals the format-1 formula's."""
+    rng = np.random.default_rng(4)
+    d, h = 6, 5
+    embed = rng.integers(-300, 300, size=(2, N_CANON + 1, d)).astype(np.int32)
+    embed[:, ABSENT] = 0
+    bias1, w2, b2, w3 = (rng.normal(0, 0.2, d), rng.normal(0, 0.3, (2 * d, h)),
+                         rng.normal(0, 0.2, h), rng.normal(0, 0.5, h))
+    path = tmp_path / "old.npz"
+    np.savez(path, format=np.int16(1), rule=np.int16(int(Rule.FREESTYLE)), embed=embed,
+             bias1=bias1, w2=w2, b2=b2, w3=w3, b3=np.float64(0.1), meta=np.str_("{}"))
+    weights = load_network(path, Rule.FREESTYLE)
+    assert weights.spatial == 0
+    board = Board(15, evaluation=network_tables(weights, Rule.FREESTYLE))
+    for x, y in ((7, 7), (8, 8), (8, 7), (6, 7)):
+        board.play(x, y)
+    sync_network(board.position, board.tables)
+    us = board.to_move - 1
+    canon = point_canon(board)[:, board.geometry.points]
+    counts = [np.bincount(canon[c], minlength=N_CANON + 1) for c in (us, 1 - us)]
+    acc_s = counts[0] @ embed[0] + counts[1] @ embed[1]
+    acc_o = counts[1] @ embed[0] + counts[0] @ embed[1]
+    x = np.concatenate([np.maximum(acc_s / 4096 + bias1, 0), np.maximum(acc_o / 4096 + bias1, 0)])
+    logit = np.maximum(x @ w2 + b2, 0) @ w3 + 0.1
+    scale = network_scale(board.tables)
+    assert abs(evaluate(board.position, board.tables) - logit * scale) <= 0.5 + 1e-6
 
 
 def test_unknown_evaluation_is_refused_and_the_engine_keeps_its_evaluation():

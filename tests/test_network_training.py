@@ -14,7 +14,8 @@ from gomoku_engine.eval import evaluate, network_scale, network_tables
 from gomoku_engine.eval.network import load_network, save_network
 from gomoku_engine.game.board import Board
 from gomoku_engine.training.network_data import (
-    Dataset, build_dataset, load_dataset, position_counts, save_dataset,
+    Dataset, build_dataset, load_dataset, perspective_rows, position_arrays, save_dataset,
+    threat_inputs, threat_mask,
 )
 from gomoku_engine.training.network_fit import TrainConfig, Trainer, TrainingError
 
@@ -62,9 +63,9 @@ def dataset() -> Dataset:
     return build_dataset(games, iter(scores))
 
 
-def config(epochs: int) -> TrainConfig:
-    return TrainConfig(width=4, hidden=4, epochs=epochs, batch=64, learning_rate=5e-3,
-                       mix=1.0, seed=3)
+def config(epochs: int, centre_tap: bool = False) -> TrainConfig:
+    return TrainConfig(width=4, spatial=2, centre_tap=centre_tap, hidden=4, epochs=epochs,
+                       batch=64, learning_rate=5e-3, mix=1.0, seed=3)
 
 
 def test_training_lowers_the_loss_and_a_resumed_run_reaches_the_same_weights(
@@ -84,11 +85,14 @@ def test_training_lowers_the_loss_and_a_resumed_run_reaches_the_same_weights(
     assert np.allclose(resumed.history.held_out, history.held_out, rtol=1e-5)
 
 
-def test_the_exported_network_in_the_kernel_equals_the_trained_model(dataset, tmp_path):
+@pytest.mark.parametrize("centre_tap", [False, True], ids=["3x3", "centre-tap"])
+def test_the_exported_network_in_the_kernel_equals_the_trained_model(dataset, tmp_path,
+                                                                     centre_tap):
     """1,000 positions of random games: the engine's score with the exported (quantized)
     weights, divided by its scale, equals the JAX model's logit within 0.01 logit
-    (the embeddings' quantization to 1/4096 and the score's rounding to an integer)."""
-    trainer = Trainer(dataset, config(2), tmp_path / "run")
+    (the embeddings' quantization to 1/4096, the convolution's to 1/256, and the score's
+    rounding to an integer)."""
+    trainer = Trainer(dataset, config(2, centre_tap), tmp_path / "run")
     trainer.run()
     path = tmp_path / "net.npz"
     save_network(path, trainer.weights())
@@ -102,10 +106,11 @@ def test_the_exported_network_in_the_kernel_equals_the_trained_model(dataset, tm
         for cell in games["moves"][g, : games["length"][g]]:
             if counted == 1000:
                 break
-            index, count = position_counts(board)
-            dense = np.zeros((1, 2 * 1002), np.float32)
-            dense[0, index] = count
-            model = float(trainer._eval(trainer.params, dense.reshape(1, 2, 1002))[0])
+            cells, canon = position_arrays(board)
+            to_move = np.array([board.to_move])
+            own, other = perspective_rows(cells[None], canon[None], to_move)
+            mask = threat_inputs(threat_mask(board)[None], to_move)
+            model = float(trainer._eval(trainer.params, own, other, mask)[0])
             engine = evaluate(board.position, board.tables) / network_scale(tables)
             assert abs(engine - model) < 0.01
             counted += 1

@@ -94,6 +94,9 @@ def test_only_the_evaluation_touches_its_arrays():
                                path.read_text())]
     assert offenders == []
     assert evaluator.TO_MOVE == position.TO_MOVE
+    assert (evaluator.PLY, evaluator.UNDO_LEN, evaluator.NET_PLY, evaluator.U_CELL,
+            evaluator.P_STRIDE) == (position.PLY, position.UNDO_LEN, position.NET_PLY,
+                                    position.U_CELL, position.P_STRIDE)
 
 
 @pytest.mark.parametrize("rule", list(Rule))

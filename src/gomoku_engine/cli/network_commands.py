@@ -64,6 +64,12 @@ def _dataset(sources: list[tuple[str, str | None]], folder: Path):
 @click.option("--epochs", type=click.IntRange(1, None), default=12, show_default=True)
 @click.option("--width", type=click.IntRange(1, 256), default=32, show_default=True,
               help="Values per accumulator (D).")
+@click.option("--spatial", type=click.IntRange(0, 256), default=None,
+              help="Channels (the first of the D) that go through the 3x3 convolution (Ds); "
+                   "0: none, every channel summed as it is.  [default: half of --width]")
+@click.option("--centre-tap", is_flag=True,
+              help="Keep the convolution to its centre tap (each point alone): the ablation "
+                   "that measures what the spatial step adds.")
 @click.option("--hidden", type=click.IntRange(1, 256), default=32, show_default=True,
               help="Units of the hidden layer (H).")
 @click.option("--batch", type=click.IntRange(1, None), default=512, show_default=True)
@@ -77,7 +83,7 @@ def _dataset(sources: list[tuple[str, str | None]], folder: Path):
               help="Weight of positions where the side to move faces a four-three or "
                    "open-four point, against 1 for the others.")
 def train(sources: tuple[str, ...], folder: str, out: str, epochs: int, width: int,
-          hidden: int, batch: int, learning_rate: float, mix: float, seed: int,
+          spatial: int | None, centre_tap: bool, hidden: int, batch: int, learning_rate: float, mix: float, seed: int,
           threatened_weight: float) -> None:
     """Train the network evaluation on scored games and export it for the engine.
 
@@ -100,8 +106,11 @@ def train(sources: tuple[str, ...], folder: str, out: str, epochs: int, width: i
     folder_path = Path(folder)
     folder_path.mkdir(parents=True, exist_ok=True)
     data = _dataset(pairs, folder_path)
-    config = TrainConfig(width, hidden, epochs, batch, learning_rate, 1e-4, mix, seed,
-                         threatened_weight)
+    spatial = width // 2 if spatial is None else spatial
+    if spatial > width:
+        raise click.BadParameter(f"{spatial} spatial channels of {width}", param_hint="--spatial")
+    config = TrainConfig(width, spatial, centre_tap, hidden, epochs, batch, learning_rate,
+                         1e-4, mix, seed, threatened_weight)
     try:
         trainer = Trainer(data, config, folder_path, rule, [s for s in sources])
     except TrainingError as exc:

@@ -5,11 +5,16 @@ Every empty point has a value per colour, looked up in ``Tables.eval_table`` by 
 point's 4-pattern code (:func:`gomoku_engine.eval.classical.combination_tables`), and the
 sum of those values per colour; the classical static evaluation and the move-ordering
 scores read them.  The network evaluation (:mod:`gomoku_engine.eval.network`) keeps, in
-the same pass, each point's canonical combination per colour (``Position.eval_canon``)
-and two integer accumulators (``Position.net_acc``), saved per ply in
-``Position.net_stack``.  Both run in one set of kernels, chosen at run time by the shape of
-the network's tables: under the classical evaluation they are empty (``D = 0``), the
-accumulator loops run zero times and :func:`evaluate` reads the value sums.
+the same pass, each point's canonical combination per colour (``Position.eval_canon``,
+logged and restored with the point); after the pass, :func:`refresh_network` brings the
+network's state up to date for the points the move logged: each point's features per
+perspective (``Position.net_feat``), the convolution's output around it
+(``Position.net_spatial``) and the two integer accumulators (``Position.net_acc``).  A
+take-back runs the same refresh after the points are restored: the state is integer, so
+the way back lands exactly where the move started.  Both evaluations run in one set of
+kernels, chosen at run time by the shape of the network's tables: under the classical
+evaluation they are empty (``D = 0``), nothing of the network is kept and :func:`evaluate`
+reads the value sums.
 
 The arrays live in the position's named tuples (``Position.eval_value``,
 ``Position.eval_sum``, ``Position.eval_canon``, ``Position.net_*``, ``Tables.eval_table``,
@@ -30,12 +35,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..core.constants import EVAL_LIMIT, Rule
+from ..core.constants import EVAL_LIMIT, N_THREATS, WALL, Rule
 from ..core.jit import njit
 from .classical import (
     DEFENCE_DIV, DEFENCE_NUM, EVAL_DIV, EVAL_OPP, EVAL_OWN, canon_table, combination_tables,
 )
-from .network import ABSENT, QUANT, NetworkWeights, has_network, shipped_network
+from .network import (ABSENT, NETWORK_SIZE, QCONV, QUANT, ROWS, STONE_OPP, STONE_OWN, TAPS,
+                      NetworkWeights, has_network, shipped_network)
 from .win_rate import sigmoid_scale
 
 #: ``Position.state`` index of the side to move (1 black, 2 white), as in
@@ -43,6 +49,14 @@ from .win_rate import sigmoid_scale
 TO_MOVE = 1
 #: ``Position.state`` index of the stones on the board (:data:`gomoku_engine.game.position.PLY`)
 PLY = 0
+#: ``Position.state`` indices of the undo log's length and of the stones the network's state
+#: was brought up to, ``Position.undo``'s column of the point and ``Tables.params``' index of
+#: the padded row length (:mod:`gomoku_engine.game.position`'s ``UNDO_LEN``, ``NET_PLY``,
+#: ``U_CELL``, ``P_STRIDE``; a test checks they agree)
+UNDO_LEN = 4
+NET_PLY = 9
+U_CELL = 0
+P_STRIDE = 3
 #: ``INFO evaluation`` / ``Engine(evaluation=...)`` choices: the fitted classical table,
 #: the network (:mod:`.network`), the hand-set classical table; ``"learned"`` is still
 #: read as ``"classical"``
@@ -64,23 +78,33 @@ class EvalTables(NamedTuple):
     eval_table: npt.NDArray[np.int32]
     #: int16[65536] the canonical combination of each 4-pattern code
     net_canon: npt.NDArray[np.int16]
-    #: int32[2, N_CANON + 1, D] the network's embeddings (D = 0: the classical evaluation)
+    #: int32[2, ROWS, D] the network's embeddings (D = 0: the classical evaluation)
     net_embed: npt.NDArray[np.int32]
-    #: float64[3 + D + 2DH + 2H]: the MLP in one array (:func:`pack_mlp`): the output bias
-    #: (logit), the score units per logit, H, then bias1[D], w2's H columns one after the
-    #: other (each 2D long), b2[H], w3[H].  One array, not six: every call between kernels
-    #: passes each array of ``Tables``, and the classical search pays for the network's
-    #: arrays in each call
+    #: int32[TAPS + 1, Ds] the convolution's taps, then its bias
+    net_conv: npt.NDArray[np.int32]
+    #: float64[5 + D + (2D + 2 N_THREATS + 2) H]: the MLP in one array (:func:`pack_mlp`):
+    #: the output bias (logit), the score units per logit, H, Ds, N_THREATS, then bias1[D],
+    #: w2's H columns one after the other (each 2D + 2 N_THREATS long), b2[H], w3[H].  One
+    #: array, not six: every call between kernels passes each array of ``Tables``, and the
+    #: classical search pays for the network's arrays in each call
     net_mlp: npt.NDArray[np.float64]
 
 
-def eval_tables(rule: Rule, evaluation: str) -> EvalTables:
-    """The constant tables of ``evaluation`` under ``rule``.
+def network_available(rule: Rule, size: int | None = None) -> bool:
+    """Does ``"network"`` play with a network under ``rule`` on a ``size`` board?  The
+    package ships one for freestyle, trained on 15x15 (:data:`NETWORK_SIZE`); elsewhere
+    ``"network"`` is the classical evaluation."""
+    return has_network(Rule(rule)) and (size is None or size == NETWORK_SIZE)
+
+
+def eval_tables(rule: Rule, evaluation: str, size: int | None = None) -> EvalTables:
+    """The constant tables of ``evaluation`` under ``rule`` on a ``size`` board (None:
+    any).
 
     ``"network"`` reads the package's network for ``rule`` (:mod:`.network`) and keeps
-    the learned classical values for the move order; under a rule the package has no
-    network for, it is the classical evaluation (so that a rule changed during a game
-    never leaves the engine without one).  The others are classical tables
+    the learned classical values for the move order; where :func:`network_available`
+    says there is none, it is the classical evaluation (so that a rule or size changed
+    during a game never leaves the engine without one).  The others are classical tables
     (:func:`gomoku_engine.eval.classical.combination_tables`) with an empty network.
 
     :param evaluation: a name of :data:`gomoku_engine.eval.EVALUATIONS`.
@@ -89,15 +113,15 @@ def eval_tables(rule: Rule, evaluation: str) -> EvalTables:
         network's file is missing or damaged.
     """
     if evaluation == "network":
-        if has_network(Rule(rule)):
+        if network_available(rule, size):
             return network_tables(shipped_network(Rule(rule)), rule)
         evaluation = "classical"
     if evaluation not in EVALUATIONS and evaluation != "learned":
         raise ValueError(f"unknown evaluation {evaluation!r}: expected one of "
                          + ", ".join(EVALUATIONS))
     values = combination_tables(rule, evaluation)[1]
-    return EvalTables(values, canon_table(), np.zeros((2, ABSENT + 1, 0), np.int32),
-                      np.zeros(_MLP_HEAD, np.float64))
+    return EvalTables(values, canon_table(), np.zeros((2, ROWS, 0), np.int32),
+                      np.zeros((TAPS + 1, 0), np.int32), np.zeros(_MLP_HEAD, np.float64))
 
 
 def network_tables(weights: NetworkWeights, rule: Rule) -> EvalTables:
@@ -106,19 +130,22 @@ def network_tables(weights: NetworkWeights, rule: Rule) -> EvalTables:
     weights.check()
     return EvalTables(combination_tables(rule, "classical")[1], canon_table(),
                       np.ascontiguousarray(weights.embed, np.int32),
+                      np.ascontiguousarray(np.vstack([weights.conv, weights.conv_bias]), np.int32),
                       pack_mlp(weights, sigmoid_scale(Rule(rule))))
 
 
-#: ``Tables.net_mlp``'s head: the output bias, the scale, H
-_MLP_HEAD = 3
+#: ``Tables.net_mlp``'s head: the output bias, the scale, H, Ds, N_THREATS
+_MLP_HEAD = 5
 
 
 def pack_mlp(weights: NetworkWeights, scale: float) -> npt.NDArray[np.float64]:
-    """``float64[3 + D + 2DH + 2H]``: the MLP of ``weights`` as ``Tables.net_mlp`` holds it
-    (the output bias ``b3``, ``scale`` score units per logit, ``H``, ``bias1``, ``w2``
-    column by column, ``b2``, ``w3``).  ``w2`` by columns: each hidden unit's weights lie
-    together, so the kernel's dot products read memory in order and vectorise."""
-    head = np.array([weights.b3, scale, weights.b2.shape[0]], np.float64)
+    """``float64[5 + D + (2D + 2 N_THREATS + 2) H]``: the MLP of ``weights`` as
+    ``Tables.net_mlp`` holds it (the output bias ``b3``, ``scale`` score units per logit,
+    ``H``, ``Ds``, ``N_THREATS``, ``bias1``, ``w2`` column by column, ``b2``, ``w3``).
+    ``w2`` by columns: each hidden unit's weights lie together, so the kernel's dot
+    products read memory in order and vectorise."""
+    head = np.array([weights.b3, scale, weights.b2.shape[0], weights.spatial, N_THREATS],
+                    np.float64)
     return np.concatenate([head, weights.bias1, np.ravel(np.asarray(weights.w2).T),
                            weights.b2, weights.w3]).astype(np.float64)
 
@@ -146,38 +173,35 @@ class EvalState(NamedTuple):
     eval_sum: npt.NDArray[np.int64]  #: int64[2] their sums
     #: int16[2, n_cells] each point's canonical combination per colour (ABSENT if occupied)
     eval_canon: npt.NDArray[np.int16]
-    net_acc: npt.NDArray[np.int32]  #: int32[2, D] the accumulator of each perspective
-    net_stack: npt.NDArray[np.int32]  #: int32[plies + 1, 2, D] net_acc before each ply
-    net_x: npt.NDArray[np.float64]  #: float64[2D] scratch: the hidden layer's inputs
+    #: int16[2, n_cells, 2] the two embedding rows of each point's features per
+    #: perspective colour (ABSENT, ABSENT: zero, as off the board)
+    net_rows: npt.NDArray[np.int16]
+    #: int32[2, n_cells, Ds] the convolution's output at each point, bias included
+    net_spatial: npt.NDArray[np.int32]
+    net_acc: npt.NDArray[np.int64]  #: int64[2, D] the accumulator of each perspective
+    #: float64[2D + 2 N_THREATS] scratch: the hidden layer's inputs
+    net_x: npt.NDArray[np.float64]
+    #: int32[2, Ds] scratch of the refresh: a point's rectified change, the sums' change
+    net_scratch: npt.NDArray[np.int32]
 
 
 def new_eval_state(n_cells: int, plies: int, tables: Any) -> EvalState:
     """The evaluation's incremental arrays for a board of ``n_cells`` padded cells and at
     most ``plies`` moves, under ``tables`` (a ``Tables`` or :class:`EvalTables`), zeroed."""
-    d = tables.net_embed.shape[2]
+    d, ds = tables.net_embed.shape[2], tables.net_conv.shape[1]
     return EvalState(np.zeros((2, n_cells), np.int32), np.zeros(2, np.int64),
-                     np.full((2, n_cells), ABSENT, np.int16), np.zeros((2, d), np.int32),
-                     np.zeros((plies + 1, 2, d), np.int32), np.zeros(2 * d, np.float64))
+                     np.full((2, n_cells), ABSENT, np.int16),
+                     np.full((2, n_cells if d else 0, 2), ABSENT, np.int16),
+                     np.zeros((2, n_cells if d else 0, ds), np.int32),
+                     np.zeros((2, d), np.int64),
+                     np.zeros(2 * d + 2 * N_THREATS if d else 0, np.float64),
+                     np.zeros((2, ds), np.int32))
 
 
 @njit(inline="always")
 def _set_value(pos: Any, side: int, cell: int, v: int) -> None:
     pos.eval_sum[side] += v - pos.eval_value[side, cell]
     pos.eval_value[side, cell] = v
-
-
-@njit(inline="always")
-def _set_canon(pos: Any, tab: Any, side: int, cell: int, new: int) -> None:
-    """``cell``'s combination for ``side`` becomes ``new``: both accumulators follow (the
-    side's own row leaves and enters ``acc[side]``, the opponent's row ``acc[1 - side]``)."""
-    old = pos.eval_canon[side, cell]
-    if old != new:
-        pos.eval_canon[side, cell] = new
-        emb = tab.net_embed
-        acc = pos.net_acc
-        for k in range(acc.shape[1]):
-            acc[side, k] += emb[0, new, k] - emb[0, old, k]
-            acc[1 - side, k] += emb[1, new, k] - emb[1, old, k]
 
 
 @njit(inline="always")
@@ -195,7 +219,7 @@ def update_point(pos: Any, tab: Any, side: int, cell: int, code: int) -> None:
     ``code``: its value, the colour's sum and the accumulators follow."""
     _set_value(pos, side, cell, tab.eval_table[code])
     if _has_network(pos):
-        _set_canon(pos, tab, side, cell, tab.net_canon[code])
+        pos.eval_canon[side, cell] = tab.net_canon[code]
 
 
 @njit(inline="always")
@@ -203,7 +227,7 @@ def clear_point(pos: Any, tab: Any, side: int, cell: int) -> None:
     """``cell`` is worth nothing to ``side`` any more: occupied, or a renju foul for black."""
     _set_value(pos, side, cell, 0)
     if _has_network(pos):
-        _set_canon(pos, tab, side, cell, ABSENT)
+        pos.eval_canon[side, cell] = ABSENT
 
 
 @njit(inline="always")
@@ -212,7 +236,6 @@ def reset_eval(pos: Any, tab: Any) -> None:
     pos.eval_value[:] = 0
     pos.eval_sum[:] = 0
     pos.eval_canon[:] = ABSENT
-    pos.net_acc[:] = 0
 
 
 @njit(inline="always")
@@ -239,52 +262,176 @@ def restore_point(pos: Any, row: Any, col: int, cell: int) -> None:
 @njit(inline="always")
 def save_state(pos: Any, row: Any, col: int) -> None:
     """Before a move: the evaluation's position-wide state into
-    ``row[col:col + EVAL_SAVED_FIELDS]`` (the ply's ``int64`` count-stack row) and the
-    accumulators into ``net_stack`` at the current ply."""
+    ``row[col:col + EVAL_SAVED_FIELDS]`` (the ply's ``int64`` count-stack row)."""
     row[col] = pos.eval_sum[0]
     row[col + 1] = pos.eval_sum[1]
-    ply = pos.state[PLY]
-    for side in range(2):  # loops, not slices: the search's kernels run without numba's NRT
-        for k in range(pos.net_acc.shape[1]):
-            pos.net_stack[ply, side, k] = pos.net_acc[side, k]
 
 
 @njit(inline="always")
-def restore_state(pos: Any, row: Any, col: int, ply: int) -> None:
-    """Undo of the move played at ``ply``: the position-wide state back from a row written
-    by :func:`save_state`, and the accumulators from ``net_stack``."""
+def restore_state(pos: Any, row: Any, col: int) -> None:
+    """Undo of a move: the position-wide state back from a row written by
+    :func:`save_state`."""
     pos.eval_sum[0] = row[col]
     pos.eval_sum[1] = row[col + 1]
-    for side in range(2):
-        for k in range(pos.net_acc.shape[1]):
-            pos.net_acc[side, k] = pos.net_stack[ply, side, k]
+
+
+@njit(inline="always")
+def _refresh_point(cell: int, cells: Any, canon: Any, rows: Any, spatial: Any, acc: Any,
+                   embed: Any, conv: Any, stride: int, scratch: Any) -> None:
+    """Bring ``cell``'s features per perspective up to date with its stone or
+    combinations, and what they feed: the linear channels' sums, and for the spatial
+    channels the convolution's outputs at the nine points around it and their rectified
+    sums (:mod:`.network`).  A point's features are two rows of the embeddings, kept in
+    ``rows``; when neither changed there is nothing to do (a point logged twice in a
+    move).  The channel loops are innermost, so that LLVM vectorises them."""
+    # unsigned indices: numba then emits no wrap-around of negative ones, and LLVM
+    # vectorises the channel loops (4.3 against 8.4 ns per tap of 16 channels, measured
+    # in isolation)
+    d = np.uint64(embed.shape[2])
+    ds = np.uint64(spatial.shape[2])
+    stone = cells[cell]
+    for c in range(2):
+        if stone == 0:
+            own = np.uint64(canon[c, cell])
+            other = np.uint64(canon[1 - c, cell])
+        else:
+            own = np.uint64(STONE_OWN if stone == c + 1 else STONE_OPP)
+            other = np.uint64(ABSENT)
+        own_old = np.uint64(rows[c, cell, 0])
+        other_old = np.uint64(rows[c, cell, 1])
+        if own == own_old and other == other_old:
+            continue
+        rows[c, cell, 0] = own
+        rows[c, cell, 1] = other
+        cu = np.uint64(c)
+        for k in range(ds, d):
+            acc[cu, k] += (embed[0, own, k] + embed[1, other, k]
+                           - embed[0, own_old, k] - embed[1, other_old, k])
+        # no views of the arrays here: a view costs a reference count taken and dropped
+        for k in range(ds):
+            new = embed[0, own, k] + embed[1, other, k]
+            old = embed[0, own_old, k] + embed[1, other_old, k]
+            scratch[0, k] = max(new, 0) - max(old, 0)
+            scratch[1, k] = 0
+        for t in range(TAPS):
+            # the point whose tap t reads this one: TAPS - 1 - t away from it
+            q = cell + (1 - t // 3) * stride + 1 - t % 3
+            if cells[q] == WALL:
+                continue
+            qu = np.uint64(q)
+            tu = np.uint64(t)
+            for k in range(ds):
+                before = spatial[cu, qu, k]
+                after = before + conv[tu, k] * scratch[0, k]
+                spatial[cu, qu, k] = after
+                scratch[1, k] += max(after, 0) - max(before, 0)
+        for k in range(ds):
+            acc[cu, k] += scratch[1, k]
+
+
+@njit
+def _refresh_logged(undo: Any, start: int, end: int, cell_col: int, cells: Any, canon: Any,
+                    rows: Any, spatial: Any, acc: Any, embed: Any, conv: Any, stride: int,
+                    scratch: Any) -> None:
+    """:func:`_refresh_point` for every point of the undo log's rows ``start:end``.  A call
+    with the network's arrays alone, never reached under the classical evaluation."""
+    for i in range(start, end):
+        _refresh_point(undo[i, cell_col], cells, canon, rows, spatial, acc, embed, conv,
+                       stride, scratch)
+
+
+@njit(inline="always")
+def refresh_network(pos: Any, tab: Any, start: int, end: int, cell_col: int,
+                    stride: int) -> None:
+    """After a move or a take-back: the network's state of the points in rows
+    ``start:end`` of ``pos.undo`` (their cell in column ``cell_col``; ``stride`` the
+    padded board's row length).  Nothing under the classical evaluation."""
+    if _has_network(pos):
+        _refresh_logged(pos.undo, start, end, cell_col, pos.cells, pos.eval_canon,
+                        pos.net_rows, pos.net_spatial, pos.net_acc, tab.net_embed,
+                        tab.net_conv, stride, pos.net_scratch)
+
+
+@njit(inline="always")
+def sync_network(pos: Any, tab: Any) -> None:
+    """Bring the network's state up to the position's stones: the points of the moves
+    played since it was last brought up (the undo log from that ply on).  make_move leaves
+    the network alone and the evaluation calls this, so that a move never evaluated (the
+    threat solvers', a cut-off's) costs the network nothing; unmake_move takes back, in
+    the state, only moves it saw.  Nothing under the classical evaluation."""
+    if _has_network(pos):
+        synced = pos.state[NET_PLY]
+        ply = pos.state[PLY]
+        if synced < ply:
+            _refresh_logged(pos.undo, pos.undo_start[synced], pos.state[UNDO_LEN], U_CELL,
+                            pos.cells, pos.eval_canon, pos.net_rows, pos.net_spatial,
+                            pos.net_acc, tab.net_embed, tab.net_conv, tab.params[P_STRIDE],
+                            pos.net_scratch)
+            pos.state[NET_PLY] = ply
+
+
+@njit
+def _rebuild(points: Any, cells: Any, canon: Any, rows: Any, spatial: Any, acc: Any,
+             embed: Any, conv: Any, stride: int, scratch: Any) -> None:
+    rows[:] = ABSENT  # both rows absent: every feature zero
+    acc[:] = 0
+    ds = spatial.shape[2]
+    spatial[:] = 0
+    for cell in points:
+        for c in range(2):
+            for k in range(ds):
+                b = conv[TAPS, k]
+                spatial[c, cell, k] = b
+                acc[c, k] += max(b, 0)
+    for cell in points:
+        _refresh_point(cell, cells, canon, rows, spatial, acc, embed, conv, stride, scratch)
+
+
+@njit(inline="always")
+def rebuild_network(pos: Any, tab: Any, stride: int) -> None:
+    """The network's state from scratch, once every point's combinations are set (a
+    cleared board): every feature zero, every convolution output its bias, then each
+    point refreshed."""
+    if _has_network(pos):
+        _rebuild(tab.points, pos.cells, pos.eval_canon, pos.net_rows, pos.net_spatial,
+                 pos.net_acc, tab.net_embed, tab.net_conv, stride, pos.net_scratch)
 
 
 @njit(fastmath=True)
-def _network_logit(acc: Any, x: Any, mlp: Any, side: int) -> float:
+def _network_logit(acc: Any, threat_count: Any, x: Any, mlp: Any, side: int) -> float:
     """The network's logit of ``side``'s win with ``side`` to move
     (:func:`gomoku_engine.eval.network.forward`), from the accumulators ``acc``
-    (int32[2, D]) and the MLP packed in ``mlp`` (:func:`pack_mlp`); ``x`` (float64[2D]) is
-    scratch.  Takes the network's arrays alone, not the position's tuples: a call with
-    every array of ``Position`` and ``Tables`` cost more than this MLP's arithmetic.
-    ``fastmath``: the sums may be reordered, so that LLVM vectorises the dot products (the
-    result moves in the last bits; the tests hold it to the numpy forward pass)."""
+    (int64[2, D]), the threat classes' counts (int32[2, N_THREATS]) and the MLP packed in
+    ``mlp`` (:func:`pack_mlp`); ``x`` (float64[2D + 2 N_THREATS]) is scratch.  Takes the
+    network's arrays alone, not the position's tuples: a call with every array of
+    ``Position`` and ``Tables`` cost more than this MLP's arithmetic.  ``fastmath``: the
+    sums may be reordered, so that LLVM vectorises the dot products (the result moves in
+    the last bits; the tests hold it to the numpy forward pass)."""
     d = acc.shape[1]
     h = int(mlp[2])
+    ds = int(mlp[3])
+    nt = int(mlp[4])
+    n_in = 2 * d + 2 * nt
     bias1 = _MLP_HEAD
     w2 = bias1 + d
-    b2 = w2 + 2 * d * h
+    b2 = w2 + n_in * h
     w3 = b2 + h
     for k in range(d):
-        a = acc[side, k] / QUANT + mlp[bias1 + k]
-        b = acc[1 - side, k] / QUANT + mlp[bias1 + k]
+        unit = QUANT * QCONV if k < ds else QUANT
+        a = acc[side, k] / unit + mlp[bias1 + k]
+        b = acc[1 - side, k] / unit + mlp[bias1 + k]
         x[k] = a if a > 0.0 else 0.0
         x[d + k] = b if b > 0.0 else 0.0
+    x[2 * d] = 0.0
+    x[2 * d + nt] = 0.0
+    for t in range(1, nt):
+        x[2 * d + t] = 1.0 if threat_count[side, t] > 0 else 0.0
+        x[2 * d + nt + t] = 1.0 if threat_count[1 - side, t] > 0 else 0.0
     logit = mlp[0]
     for j in range(h):
         hidden = mlp[b2 + j]
-        column = w2 + j * 2 * d
-        for k in range(2 * d):
+        column = w2 + j * n_in
+        for k in range(n_in):
             hidden += x[k] * mlp[column + k]
         if hidden > 0.0:
             logit += hidden * mlp[w3 + j]
@@ -301,7 +448,8 @@ def evaluate(pos: Any, tab: Any) -> int:
     call would cost; the network's MLP is a call with its own arrays only."""
     side = pos.state[TO_MOVE] - 1
     if pos.net_acc.shape[1] != 0:
-        logit = _network_logit(pos.net_acc, pos.net_x, tab.net_mlp, side)
+        sync_network(pos, tab)
+        logit = _network_logit(pos.net_acc, pos.threat_count, pos.net_x, tab.net_mlp, side)
         score = int(round(logit * tab.net_mlp[1]))
     else:
         score = (EVAL_OWN * pos.eval_sum[side] - EVAL_OPP * pos.eval_sum[1 - side]) // EVAL_DIV

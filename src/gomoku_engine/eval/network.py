@@ -1,55 +1,77 @@
 """The network evaluation: its weights, their file, and a plain numpy forward pass.
 
-Shape (in the form of a chess NNUE, with Gomoku's line patterns as its features):
+Shape (a small NNUE with Gomoku's line patterns as its features and one spatial step, the
+form Rapfi's trainer calls "PatNet v2"; its source and trainer gave the idea, no code):
 
-* every empty point has, per colour, a canonical combination of its four line patterns
-  (one of :data:`~gomoku_engine.eval.classical.N_CANON`, the index the classical tables
-  keep); for a *perspective* colour ``c`` the point adds ``embed[0, own]`` and
-  ``embed[1, other]``, where ``own`` is ``c``'s combination there and ``other`` the
-  opponent's.  The sums over the board are the two accumulators ``acc[c]`` (``D`` values
-  each), kept incrementally by make/unmake (:mod:`gomoku_engine.eval.evaluator`): a move
-  changes the combinations of the ~40 points on its lines, and only those are added and
-  taken away.  An occupied point (or a renju foul, for black) adds nothing: its row is
-  :data:`ABSENT`, a zero row.
-* the side to move's accumulator and then the opponent's, each plus ``bias1`` and through
-  a ReLU, are the ``2D`` inputs of a hidden layer of ``H`` ReLU units (``w2``, ``b2``), whose
-  weighted sum (``w3``, ``b3``) is the logit of the side to move's win.
+* every point has, for a *perspective* colour ``c``, a feature vector of ``D`` integers
+  ``f = embed[0, own] + embed[1, other]``: on an empty point ``own`` is ``c``'s canonical
+  combination of its four line patterns (one of
+  :data:`~gomoku_engine.eval.classical.N_CANON`, the index the classical tables keep)
+  and ``other`` the opponent's; on a stone ``own`` is :data:`STONE_OWN` or
+  :data:`STONE_OPP` and ``other`` :data:`ABSENT` (a zero row, as a black renju foul's).
+* the first ``Ds`` channels are *spatial*: ``g = ReLU(f)``, then a 3x3 depthwise
+  convolution (``conv[t, k]``, tap ``t = 3 (dy + 1) + dx + 1`` reads the point ``dy`` rows
+  and ``dx`` columns away, zero off the board) plus ``conv_bias``, then a ReLU, summed over
+  the board.  That is where neighbouring points meet: whether two threats share a
+  defence, whether a defence makes a four.  The other ``D - Ds`` channels are summed over
+  the board as they are.  The sums are the two accumulators ``acc[c]``.
+* the side to move's accumulator and the opponent's, each scaled and plus ``bias1`` and
+  through a ReLU, and the threat mask (which classes of
+  :data:`~gomoku_engine.core.constants.THREAT_NAMES` each side has somewhere: ``2 *
+  N_THREATS`` zeros and ones, the side to move's first) are the inputs of a hidden layer of
+  ``H`` ReLU units (``w2``, ``b2``), whose weighted sum (``w3``, ``b3``) is the logit of the
+  side to move's win.
 * the engine's score is that logit times the classical table's scale
   (:func:`gomoku_engine.eval.win_rate.sigmoid_scale`), so margins, the tuner and
   :func:`~gomoku_engine.eval.win_rate.win_rate` keep their units.
 
-The embeddings are integers (``embed_q = round(embed * QUANT)``) so that an accumulator
-kept through any sequence of moves equals the sum computed from scratch exactly; the
-layers after it are float64.  Stockfish's NNUE (Nasu 2018) quantizes its first layer the
-same way for the same reason.
+Everything up to the accumulators is integer (``embed_q = round(embed * QUANT)``,
+``conv_q = round(conv * QCONV)``, ``conv_bias_q = round(conv_bias * QUANT * QCONV)``),
+so that a state kept incrementally through any sequence of moves equals a recomputation
+exactly; the layers after it are float64.  Stockfish's NNUE (Nasu 2018) quantizes its
+first layer for the same reason.  ``Ds = 0`` with a zero threat block is the earlier
+network (a bag of point combinations, format 1), which still loads.
 
 The file is a numpy ``.npz``: ``format`` (:data:`FORMAT`), ``rule``, ``embed``
-(``int32[2, N_CANON + 1, D]``, already quantized), ``bias1`` (``float64[D]``), ``w2``
-(``float64[2D, H]``), ``b2`` (``float64[H]``), ``w3`` (``float64[H]``), ``b3`` (scalar)
-and ``meta`` (a JSON string: where the weights come from).
+(``int32[2, ROWS, D]``, quantized), ``conv`` (``int32[9, Ds]``), ``conv_bias``
+(``int32[Ds]``), ``bias1`` (``float64[D]``), ``w2`` (``float64[2D + 2 N_THREATS, H]``),
+``b2`` (``float64[H]``), ``w3`` (``float64[H]``), ``b3`` (scalar) and ``meta`` (a JSON
+string: where the weights come from, and ``size``, the board they were trained on).
 """
 
 from __future__ import annotations
 
 import json
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from ..core.constants import Rule
+from ..core.constants import N_THREATS, Rule
 from .classical import N_CANON
 
 _DATA_DIR = Path(__file__).resolve().parent / "data"
-#: version of the weights file's layout
-FORMAT = 1
+#: version of the weights file's layout (1, without the spatial step, still loads)
+FORMAT = 2
 #: the combination row of a point that adds nothing (occupied, or a black renju foul)
 ABSENT = N_CANON
+#: ``embed[0]``'s row of a stone of the perspective's colour, and of the opponent's
+STONE_OWN = N_CANON + 1
+STONE_OPP = N_CANON + 2
+#: rows of each role of ``embed``
+ROWS = N_CANON + 3
 #: the embeddings' fixed-point scale: ``embed_q = round(embed * QUANT)``
 QUANT = 4096
+#: the convolution's fixed-point scale: ``conv_q = round(conv * QCONV)``
+QCONV = 256
+#: taps of the 3x3 convolution
+TAPS = 9
+#: the board the shipped networks are trained on; other sizes fall back to the classical
+#: evaluation (:func:`gomoku_engine.eval.eval_tables`)
+NETWORK_SIZE = 15
 
 
 class NetworkFileError(ValueError):
@@ -58,16 +80,21 @@ class NetworkFileError(ValueError):
 
 @dataclass(frozen=True)
 class NetworkWeights:
-    """The network's arrays (module docstring); ``D = embed.shape[2]``, ``H = b2.shape[0]``.
+    """The network's arrays (module docstring); ``D = embed.shape[2]``,
+    ``Ds = conv.shape[1]``, ``H = b2.shape[0]``.
 
-    * ``embed``: ``int32[2, N_CANON + 1, D]``, role 0 the perspective's own combination,
-      1 the opponent's; row :data:`ABSENT` is zero;
-    * ``bias1``: ``float64[D]``; ``w2``: ``float64[2D, H]``; ``b2``: ``float64[H]``;
-      ``w3``: ``float64[H]``; ``b3``: ``float`` (logit units).
+    * ``embed``: ``int32[2, ROWS, D]``, role 0 the perspective's own combination or stone,
+      1 the opponent's combination; zero rows: :data:`ABSENT` in both roles, the stones'
+      rows in role 1;
+    * ``conv``: ``int32[TAPS, Ds]``; ``conv_bias``: ``int32[Ds]``;
+    * ``bias1``: ``float64[D]``; ``w2``: ``float64[2D + 2 N_THREATS, H]``; ``b2``:
+      ``float64[H]``; ``w3``: ``float64[H]``; ``b3``: ``float`` (logit units).
     """
 
     rule: Rule
     embed: npt.NDArray[np.int32]
+    conv: npt.NDArray[np.int32]
+    conv_bias: npt.NDArray[np.int32]
     bias1: npt.NDArray[np.float64]
     w2: npt.NDArray[np.float64]
     b2: npt.NDArray[np.float64]
@@ -80,14 +107,30 @@ class NetworkWeights:
         """``D``: values per accumulator."""
         return int(self.embed.shape[2])
 
+    @property
+    def spatial(self) -> int:
+        """``Ds``: the channels that go through the convolution."""
+        return int(self.conv.shape[1])
+
+    @property
+    def size(self) -> int | None:
+        """The board size the network was trained on (None if its file does not say)."""
+        size = metadata(self).get("size")
+        return int(size) if size is not None else None
+
     def check(self) -> None:
         """:raises NetworkFileError: if the arrays' shapes or values do not fit together."""
         e = self.embed
-        if e.ndim != 3 or e.shape[:2] != (2, N_CANON + 1) or e.shape[2] < 1:
-            raise NetworkFileError(f"embed has shape {e.shape}, expected (2, {N_CANON + 1}, D)")
+        if e.ndim != 3 or e.shape[:2] != (2, ROWS) or e.shape[2] < 1:
+            raise NetworkFileError(f"embed has shape {e.shape}, expected (2, {ROWS}, D)")
         d, h = e.shape[2], self.b2.shape[0] if self.b2.ndim == 1 else -1
-        expected = {"bias1": (self.bias1, (d,)), "w2": (self.w2, (2 * d, h)),
-                    "b2": (self.b2, (h,)), "w3": (self.w3, (h,))}
+        ds = self.conv.shape[1] if self.conv.ndim == 2 else -1
+        if not 0 <= ds <= d or self.conv.shape[0] != TAPS:
+            raise NetworkFileError(f"conv has shape {self.conv.shape}, expected ({TAPS}, Ds), "
+                                   f"Ds <= {d}")
+        expected = {"conv_bias": (self.conv_bias, (ds,)), "bias1": (self.bias1, (d,)),
+                    "w2": (self.w2, (2 * d + 2 * N_THREATS, h)), "b2": (self.b2, (h,)),
+                    "w3": (self.w3, (h,))}
         for name, (array, shape) in expected.items():
             if array.shape != shape:
                 raise NetworkFileError(f"{name} has shape {array.shape}, expected {shape}")
@@ -95,11 +138,16 @@ class NetworkWeights:
                 raise NetworkFileError(f"{name} holds values that are not finite")
         if not np.isfinite(self.b3):
             raise NetworkFileError("b3 is not finite")
-        if (e[:, ABSENT] != 0).any():
-            raise NetworkFileError("the absent row of embed must be zero")
-        # an accumulator sums at most 2 * 1024 rows (32x32 board): it must fit in int32
-        if np.abs(e.astype(np.int64)).max() * 2048 >= 2**31:
-            raise NetworkFileError("embed values too large for the int32 accumulators")
+        if (e[:, ABSENT] != 0).any() or (e[1, STONE_OWN:] != 0).any():
+            raise NetworkFileError("the absent rows of embed must be zero")
+        # a point's feature sums two rows and a convolution output nine of them times a
+        # weight, plus its bias: all in int32; an accumulator sums at most 1024 of them
+        # (32x32 board) in int64
+        feature = 2 * int(np.abs(e.astype(np.int64)).max())
+        conv = int(np.abs(self.conv.astype(np.int64)).sum(axis=0).max()) if ds else 0
+        bias = int(np.abs(self.conv_bias.astype(np.int64)).max()) if ds else 0
+        if feature >= 2**31 or feature * conv + bias >= 2**31:
+            raise NetworkFileError("embed or conv values too large for int32 arithmetic")
 
 
 def network_file(rule: Rule) -> Path:
@@ -114,13 +162,30 @@ def save_network(path: Path | str, weights: NetworkWeights) -> None:
     """
     weights.check()
     np.savez_compressed(path, format=np.int16(FORMAT), rule=np.int16(int(weights.rule)),
-                        embed=weights.embed.astype(np.int32), bias1=weights.bias1,
+                        embed=weights.embed.astype(np.int32),
+                        conv=weights.conv.astype(np.int32),
+                        conv_bias=weights.conv_bias.astype(np.int32), bias1=weights.bias1,
                         w2=weights.w2, b2=weights.b2, w3=weights.w3,
                         b3=np.float64(weights.b3), meta=np.str_(weights.meta))
 
 
+def _from_format_1(f) -> NetworkWeights:
+    """A format-1 file (no stones' rows, no convolution, no threat mask) as the same
+    network in format 2."""
+    old = np.asarray(f["embed"], np.int32)
+    d = old.shape[2]
+    embed = np.zeros((2, ROWS, d), np.int32)
+    embed[:, : old.shape[1]] = old
+    w2 = np.asarray(f["w2"], np.float64)
+    w2 = np.concatenate([w2, np.zeros((2 * N_THREATS, w2.shape[1]))])
+    return NetworkWeights(Rule(int(f["rule"])), embed, np.zeros((TAPS, 0), np.int32),
+                          np.zeros(0, np.int32), np.asarray(f["bias1"], np.float64), w2,
+                          np.asarray(f["b2"], np.float64), np.asarray(f["w3"], np.float64),
+                          float(f["b3"]), str(f["meta"]))
+
+
 def load_network(path: Path | str, rule: Rule | None = None) -> NetworkWeights:
-    """Read a weights file written by :func:`save_network`.
+    """Read a weights file written by :func:`save_network` (or a format-1 file).
 
     :param rule: if given, the rule the network must have been trained for.
     :raises NetworkFileError: if the file is missing, unreadable, of another format or
@@ -132,14 +197,16 @@ def load_network(path: Path | str, rule: Rule | None = None) -> NetworkWeights:
     try:
         with np.load(path, allow_pickle=False) as f:
             fmt = int(f["format"])
-            if fmt != FORMAT:
-                raise NetworkFileError(f"{path}: format {fmt}, this engine reads {FORMAT}")
-            weights = NetworkWeights(
-                Rule(int(f["rule"])), np.ascontiguousarray(f["embed"], np.int32),
-                np.ascontiguousarray(f["bias1"], np.float64),
-                np.ascontiguousarray(f["w2"], np.float64),
-                np.ascontiguousarray(f["b2"], np.float64),
-                np.ascontiguousarray(f["w3"], np.float64), float(f["b3"]), str(f["meta"]))
+            if fmt == 1:
+                weights = _from_format_1(f)
+            elif fmt != FORMAT:
+                raise NetworkFileError(f"{path}: format {fmt}, this engine reads 1 and {FORMAT}")
+            else:
+                weights = NetworkWeights(
+                    Rule(int(f["rule"])), *(np.ascontiguousarray(f[k], np.int32)
+                                            for k in ("embed", "conv", "conv_bias")),
+                    *(np.ascontiguousarray(f[k], np.float64) for k in ("bias1", "w2", "b2", "w3")),
+                    float(f["b3"]), str(f["meta"]))
     except NetworkFileError:
         raise
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
@@ -174,31 +241,63 @@ def metadata(weights: NetworkWeights) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def accumulators(counts_stm: npt.NDArray, counts_opp: npt.NDArray,
-                 weights: NetworkWeights) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The two accumulators from combination counts.
+def with_metadata(weights: NetworkWeights, **items) -> NetworkWeights:
+    """``weights`` with ``items`` added to their ``meta``."""
+    return replace(weights, meta=json.dumps({**metadata(weights), **items}))
 
-    :param counts_stm: ``int[..., N_CANON + 1]`` empty points per combination of the side
-        to move (column :data:`ABSENT` ignored: its row is zero); ``counts_opp`` the same
-        for the opponent.
-    :returns: ``(acc_stm, acc_opp)``, ``int64[..., D]`` in units of ``1 / QUANT``.
+
+def accumulators(own: npt.NDArray, other: npt.NDArray, size: int,
+                 weights: NetworkWeights) -> npt.NDArray[np.int64]:
+    """The accumulators from scratch, in numpy: the reference the kernels' incremental
+    state is tested against.
+
+    :param own: ``int[n, 2, P]`` embedding rows of role 0 per perspective and point (the
+        ``P = size * size`` points row by row), ``other`` those of role 1
+        (:func:`gomoku_engine.training.network_data.perspective_rows`).
+    :returns: ``int64[n, 2, D]``: the spatial channels in units of ``1 / (QUANT *
+        QCONV)``, the others in ``1 / QUANT``.
     """
     e = weights.embed.astype(np.int64)
-    cs, co = np.asarray(counts_stm, np.int64), np.asarray(counts_opp, np.int64)
-    return cs @ e[0] + co @ e[1], co @ e[0] + cs @ e[1]
+    f = e[0][np.asarray(own)] + e[1][np.asarray(other)]  # [n, 2, P, D]
+    ds = weights.spatial
+    out = f.sum(axis=2)
+    if ds:
+        n = f.shape[0]
+        g = np.maximum(f[..., :ds], 0).reshape(n, 2, size, size, ds)
+        padded = np.zeros((n, 2, size + 2, size + 2, ds), np.int64)
+        padded[:, :, 1:-1, 1:-1] = g
+        h = np.broadcast_to(weights.conv_bias.astype(np.int64), g.shape).copy()
+        for t in range(TAPS):
+            dy, dx = divmod(t, 3)
+            h += weights.conv[t].astype(np.int64) * padded[:, :, dy:dy + size, dx:dx + size]
+        out[..., :ds] = np.maximum(h, 0).sum(axis=(2, 3))
+    return out
 
 
-def forward(acc_stm: npt.NDArray, acc_opp: npt.NDArray,
-            weights: NetworkWeights) -> npt.NDArray[np.float64]:
-    """The logit of the side to move's win from its accumulators (``int[..., D]``), in
-    numpy: the reference the kernel (:func:`gomoku_engine.eval.evaluator.evaluate`) is
-    tested against.  Returns ``float64[...]``."""
-    x = np.concatenate([np.maximum(np.asarray(acc_stm) / QUANT + weights.bias1, 0.0),
-                        np.maximum(np.asarray(acc_opp) / QUANT + weights.bias1, 0.0)], axis=-1)
+def unit_scales(weights: NetworkWeights) -> npt.NDArray[np.float64]:
+    """``float64[D]``: the fixed-point scale of each accumulator channel."""
+    scale = np.full(weights.width, float(QUANT))
+    scale[: weights.spatial] = float(QUANT * QCONV)
+    return scale
+
+
+def forward(acc: npt.NDArray, mask: npt.NDArray, weights: NetworkWeights
+            ) -> npt.NDArray[np.float64]:
+    """The logit of the side to move's win, in numpy: the reference the kernel
+    (:func:`gomoku_engine.eval.evaluator.evaluate`) is tested against.
+
+    :param acc: ``int[..., 2, D]`` the side to move's accumulators then the opponent's;
+    :param mask: ``float[..., 2 * N_THREATS]`` the threat mask
+        (:func:`gomoku_engine.training.network_data.threat_inputs`).
+    :returns: ``float64[...]``.
+    """
+    x = np.maximum(np.asarray(acc) / unit_scales(weights) + weights.bias1, 0.0)
+    x = np.concatenate([x[..., 0, :], x[..., 1, :], np.asarray(mask, np.float64)], axis=-1)
     hidden = np.maximum(x @ weights.w2 + weights.b2, 0.0)
     return hidden @ weights.w3 + weights.b3
 
 
-__all__ = ["ABSENT", "FORMAT", "NetworkFileError", "NetworkWeights", "QUANT", "accumulators",
-           "forward", "has_network", "load_network", "metadata", "network_file",
-           "save_network", "shipped_network"]
+__all__ = ["ABSENT", "FORMAT", "NETWORK_SIZE", "NetworkFileError", "NetworkWeights", "QCONV",
+           "QUANT", "ROWS", "STONE_OPP", "STONE_OWN", "TAPS", "accumulators", "forward",
+           "has_network", "load_network", "metadata", "network_file", "save_network",
+           "shipped_network", "unit_scales", "with_metadata"]

@@ -41,7 +41,8 @@ from ..core.constants import (
 )
 from ..eval import (
     EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, EvalTables, clear_point, eval_tables, log_point,
-    new_eval_state, reset_eval, restore_point, restore_state, save_state, update_point,
+    new_eval_state, rebuild_network, refresh_network, reset_eval, restore_point, restore_state,
+    save_state, update_point,
 )
 from ..core.combinations import FOUL_MAYBE, FOUL_NO, class_tables
 from ..core.geometry import Geometry
@@ -79,6 +80,7 @@ class Tables(NamedTuple):
     eval_table: npt.NDArray[np.int32]
     net_canon: npt.NDArray[np.int16]
     net_embed: npt.NDArray[np.int32]
+    net_conv: npt.NDArray[np.int32]
     net_mlp: npt.NDArray[np.float64]
 
 
@@ -119,11 +121,14 @@ class Position(NamedTuple):
     count_stack: npt.NDArray[np.int64]
     #: the network's incremental state (:class:`gomoku_engine.eval.EvalState`), read and
     #: written only by :mod:`gomoku_engine.eval`: each point's canonical combination per
-    #: colour, the accumulators, their copy per ply, a scratch row
+    #: colour, the points' embedding rows, the convolution's outputs, the accumulators,
+    #: two scratch rows
     eval_canon: npt.NDArray[np.int16]
-    net_acc: npt.NDArray[np.int32]
-    net_stack: npt.NDArray[np.int32]
+    net_rows: npt.NDArray[np.int16]
+    net_spatial: npt.NDArray[np.int32]
+    net_acc: npt.NDArray[np.int64]
     net_x: npt.NDArray[np.float64]
+    net_scratch: npt.NDArray[np.int32]
 
 
 # state[] indices
@@ -135,7 +140,10 @@ UNDO_LEN = 4  # entries in Position.undo
 # the stones' bounding box in padded columns and rows (empty board: min > max), so that a
 # scan for candidates near stones reads that rectangle and not the whole board
 X_MIN, X_MAX, Y_MIN, Y_MAX = 5, 6, 7, 8
-N_STATE = 9
+# the stones the network's state was last brought up to (eval.evaluator.sync_network): it
+# follows the moves lazily, only where a position is evaluated
+NET_PLY = 9
+N_STATE = 10
 
 # Position.undo columns: the point, the direction whose patterns changed (-1: none), the
 # old patterns word of the point (Position.patterns, all directions), the old threat
@@ -182,7 +190,8 @@ def make_tables(geometry: Geometry, rule: Rule, evaluation: str | EvalTables = "
         (:class:`gomoku_engine.eval.NetworkFileError`).
     """
     if isinstance(evaluation, str):
-        evaluation = eval_tables(rule, evaluation)
+        square = geometry.width if geometry.width == geometry.height else -1
+        evaluation = eval_tables(rule, evaluation, square)
     threat, foul = class_tables()
     rng = np.random.default_rng(ZOBRIST_SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)
@@ -474,6 +483,8 @@ def reset_position(pos: Position, tab: Tables) -> None:
     pos.state[UNDO_LEN] = 0
     for cell in tab.points:
         _add_point(pos, tab, cell)
+    rebuild_network(pos, tab, tab.params[P_STRIDE])
+    pos.state[NET_PLY] = 0
     pos.state[PLY] = 0
     pos.state[TO_MOVE] = BLACK
     pos.state[WINNER] = 0
@@ -569,12 +580,16 @@ def unmake_move(pos: Position, tab: Tables) -> None:
         for k in range(1, 6):
             pos.keys[cell + k * step, d] &= ~(3 << _slot_shift(-k))
             pos.keys[cell - k * step, d] &= ~(3 << _slot_shift(k))
+    logged = pos.state[UNDO_LEN]
     _restore_points(pos, pos.undo_start[ply])
+    if pos.state[NET_PLY] > ply:  # the network saw this move: it follows the take-back
+        refresh_network(pos, tab, pos.undo_start[ply], logged, U_CELL, tab.params[P_STRIDE])
+        pos.state[NET_PLY] = ply
     saved = pos.count_stack[ply]
     for s in range(2):
         for t in range(N_THREATS):
             pos.threat_count[s, t] = saved[s * N_THREATS + t]
-    restore_state(pos, saved, CS_EVAL, ply)
+    restore_state(pos, saved, CS_EVAL)
     pos.state[MAYBE_FOULS] = saved[CS_MAYBE_FOULS]
     for i in range(4):
         pos.state[X_MIN + i] = saved[CS_BOX + i]

@@ -190,8 +190,8 @@ class ProtocolLoop(YixinCommands):
         if word != "INFO":
             self._flush_pending()
         handler(rest, line)
-        if word == "INFO" and not self._hold_info_replies:
-            self._flush_pending()  # a bad value is answered at once
+        if word != "INFO" or not self._hold_info_replies:
+            self._flush_pending()  # a bad value at once; a command's own (a network's fallback)
 
     def _flush_pending(self) -> None:
         for text in self._settings.pending_lines.values():

@@ -159,6 +159,14 @@ def unknown_name_line(key: str, name: str, choices: tuple[str, ...]) -> str:
             + f"; {key} unchanged")
 
 
+def network_fallback_line(rule_name: str, width: int, height: int) -> str:
+    """``INFO evaluation network`` where the package has no network for the rule and board
+    (:func:`gomoku_engine.eval.network_available`): the engine plays with the classical
+    evaluation, and says so."""
+    return (f"MESSAGE evaluation network: no network for {rule_name.lower()} on "
+            f"{width}x{height}; playing with the classical evaluation")
+
+
 def max_hash_size(max_hash_mb: int) -> int:
     """``YXSHOWINFO``'s ``MAX_HASH_SIZE`` for a largest table of ``max_hash_mb`` MiB:
     Yixin-Board's hash slider goes up to 2**this KiB (2**(this - 10) MiB) and sends the
@@ -216,5 +224,5 @@ def parse_search_line(line: str) -> SearchLine | None:
 
 __all__ = ["KERNEL_FREE_MARK", "PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines",
            "ignored_info_line", "is_kernel_free_line", "iteration_line", "kernel_free_line",
-           "max_hash_size", "multipv_line", "parse_search_line", "realtime_lines",
+           "max_hash_size", "multipv_line", "network_fallback_line", "parse_search_line", "realtime_lines",
            "result_line", "score_text", "swap2_line", "unknown_name_line"]

@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from ..core.constants import Rule
 from ..core.opening_rules import OPENING_RULES
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, Engine
-from ..eval import DEFAULT_EVALUATION, EVALUATIONS
+from ..eval import DEFAULT_EVALUATION, EVALUATIONS, network_available
 from ..search.levels import MAX_LEVEL, level_for_strength
 from ..search.params import check_param
 from ..search.timeman import TimeControl
 from ..kernels import kernel_groups
-from .messages import ignored_info_line, unknown_name_line
+from .messages import ignored_info_line, network_fallback_line, unknown_name_line
 from .reader import split_word
 
 # ``INFO threats`` bits: which parts of the threat-space search a game move uses.
@@ -121,6 +121,11 @@ class Settings:
         engine.set_rule(self.rule)
         engine.set_algorithm(self.algorithm)
         engine.set_evaluation(self.evaluation)
+        board = engine.board
+        square = board.width if board.width == board.height else -1
+        if self.evaluation == "network" and not network_available(self.rule, square):
+            self.pending_lines["evaluation fallback"] = network_fallback_line(
+                self.rule.name, board.width, board.height)
         engine.seed = self.seed
         engine.set_opening_rule(self.opening_rule)
         engine.set_threads(self.threads)

@@ -1,12 +1,14 @@
-"""The network's training positions: features and targets from scored games.
+"""The network's training positions: the board of each scored position and its targets.
 
-A position's features are what the network's accumulators sum
-(:mod:`gomoku_engine.eval.network`): how many empty points show each canonical
-combination for the side to move and for the opponent.  They are read from the
-position's line patterns after replaying the game, through the same table the kernels
-look the combinations up in (``Tables.net_canon``), so training sees what the engine's
-network sees (:func:`point_canon`; a test holds it equal to the network's incremental
-``Position.eval_canon``, which the classical evaluation does not keep).
+A position is kept as the network sees it (:mod:`gomoku_engine.eval.network`): per point,
+its stone and, per colour, the canonical combination of its four line patterns, read
+through the same table the kernels look it up in (``Tables.net_canon``;
+:func:`point_canon`, which a test holds equal to the network's incremental
+``Position.eval_canon``), and which threat classes each colour has somewhere (the head's
+threat mask).  :func:`perspective_rows` turns a batch of them into the embedding rows
+each perspective reads; :func:`symmetry` maps a batch through one of the board's 8
+symmetries (the canonical combinations are multisets of line patterns, so they do not
+change under a rotation or a reflection: only the grid moves).
 
 A position is kept when the search would evaluate it statically: no five point for either
 side and no open-four point for the side to move (the search scores those itself).  Its
@@ -17,9 +19,11 @@ A dataset (numpy ``.npz``, :func:`save_dataset`) holds, per position ``i``: ``ga
 (``int32``, the game's index over the files), ``ply``, ``result`` (``float32``: 1, 1/2, 0
 for the side to move), ``score`` (``float32``, the teacher's units), ``mate`` (``int8``:
 1 the side to move wins by force, -1 it loses), ``threatened`` (``bool``: the opponent has
-a four-three or open-four point), and the sparse counts: entries ``start[i]:start[i + 1]``
-of ``index`` (``int16``: combination, plus ``N_CANON + 1`` for the opponent's) and
-``count`` (``int16``).
+a four-three or open-four point), ``to_move`` (``int8``, 1 black, 2 white), ``cells``
+(``int8[n, P]``: 0 empty, 1 black, 2 white, the ``P = size * size`` points row by row),
+``canon`` (``int16[n, 2, P]``: black's and white's combination per point, ``ABSENT`` where
+occupied or a renju foul for black), ``threats`` (``uint8[n, 2]``: bit ``t`` set where
+black, then white, has a point of threat class ``t``) and ``size``.
 """
 
 from __future__ import annotations
@@ -32,15 +36,17 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..core.constants import EMPTY, MATE_BOUND, T_FIVE, T_FOUR_THREE, T_OPEN_FOUR
-from ..eval.network import ABSENT
+from ..core.constants import EMPTY, MATE_BOUND, N_THREATS, T_FIVE, T_FOUR_THREE, T_OPEN_FOUR
+from ..eval.network import ABSENT, STONE_OPP, STONE_OWN
 from ..game.board import Board
 from ..game.position import point_patterns
 from .labelling import Labels
 from .tuning import side_result
 
-#: combination columns per role in the dense features (the last, ABSENT, is always zero)
-ROW = ABSENT + 1
+#: the board's 8 symmetries: ``k`` quarter turns, then (k >= 4) a mirror
+N_SYMMETRIES = 8
+_SCALARS = ("game", "ply", "result", "score", "mate", "threatened", "to_move")
+_BOARDS = ("cells", "canon", "threats")
 
 
 @dataclass
@@ -53,31 +59,78 @@ class Dataset:
     score: npt.NDArray[np.float32]
     mate: npt.NDArray[np.int8]
     threatened: npt.NDArray[np.bool_]
-    start: npt.NDArray[np.int64]
-    index: npt.NDArray[np.int16]
-    count: npt.NDArray[np.int16]
+    to_move: npt.NDArray[np.int8]
+    cells: npt.NDArray[np.int8]
+    canon: npt.NDArray[np.int16]
+    threats: npt.NDArray[np.uint8]
+    size: int
 
     def __len__(self) -> int:
         return len(self.game)
 
-    def dense(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float32]:
-        """``float32[len(rows), 2, ROW]``: the counts of positions ``rows``, the side to
-        move's in ``[:, 0]`` and the opponent's in ``[:, 1]``."""
-        out = np.zeros((len(rows), 2 * ROW), np.float32)
-        for r, i in enumerate(rows):
-            a, b = self.start[i], self.start[i + 1]
-            out[r, self.index[a:b]] = self.count[a:b]
-        return out.reshape(len(rows), 2, ROW)
+    def rows(self, rows: npt.NDArray[np.intp], sym: int = 0
+             ) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16], npt.NDArray[np.float32]]:
+        """The model's inputs for positions ``rows`` seen through symmetry ``sym``:
+        ``(own, other, mask)`` of :func:`perspective_rows` and :func:`threat_inputs`."""
+        cells, canon = symmetry(self.cells[rows], self.canon[rows], self.size, sym)
+        own, other = perspective_rows(cells, canon, self.to_move[rows])
+        return own, other, threat_inputs(self.threats[rows], self.to_move[rows])
 
     def subset(self, rows: npt.NDArray[np.intp]) -> Dataset:
         """The positions ``rows`` (in that order) as a dataset of their own."""
-        lengths = self.start[rows + 1] - self.start[rows]
-        take = np.concatenate([np.arange(self.start[i], self.start[i + 1]) for i in rows]) \
-            if len(rows) else np.zeros(0, np.int64)
-        return Dataset(self.game[rows], self.ply[rows], self.result[rows], self.score[rows],
-                       self.mate[rows], self.threatened[rows],
-                       np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-                       self.index[take], self.count[take])
+        return Dataset(*(getattr(self, k)[rows] for k in _SCALARS + _BOARDS), self.size)
+
+
+def perspective_rows(cells: npt.NDArray, canon: npt.NDArray, to_move: npt.NDArray
+                     ) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+    """The embedding rows of each point for both perspectives, the side to move's first.
+
+    :param cells: ``int8[n, P]``; ``canon``: ``int16[n, 2, P]`` (colour-indexed);
+        ``to_move``: ``int8[n]`` (1 black, 2 white).
+    :returns: ``(own, other)``, ``int16[n, 2, P]``: perspective ``v`` (0 the side to move,
+        1 its opponent) reads ``embed[0, own[:, v]] + embed[1, other[:, v]]``: on an empty
+        point its colour's combination and the other colour's; on a stone ``STONE_OWN`` or
+        ``STONE_OPP`` and ``ABSENT``.
+    """
+    us = (np.asarray(to_move, np.int64) - 1)[:, None]
+    empty = cells == EMPTY
+    own = np.empty(canon.shape, np.int16)
+    other = np.empty(canon.shape, np.int16)
+    for v in range(2):
+        colour = us if v == 0 else 1 - us
+        mine = np.take_along_axis(canon, colour[:, :, None], axis=1)[:, 0]
+        theirs = np.take_along_axis(canon, 1 - colour[:, :, None], axis=1)[:, 0]
+        stone = np.where(cells == colour + 1, STONE_OWN, STONE_OPP)
+        own[:, v] = np.where(empty, mine, stone)
+        other[:, v] = np.where(empty, theirs, ABSENT)
+    return own, other
+
+
+def threat_inputs(threats: npt.NDArray, to_move: npt.NDArray) -> npt.NDArray[np.float32]:
+    """``float32[n, 2 * N_THREATS]``: the threat mask as the head reads it, the side to
+    move's bits (classes 0..N_THREATS - 1) then the opponent's (class 0 is always 0)."""
+    us = np.asarray(to_move, np.int64) - 1
+    bits = (np.asarray(threats, np.int64)[:, :, None] >> np.arange(N_THREATS)) & 1
+    bits[:, :, 0] = 0
+    n = np.arange(len(us))
+    return np.concatenate([bits[n, us], bits[n, 1 - us]], axis=1).astype(np.float32)
+
+
+def symmetry(cells: npt.NDArray, canon: npt.NDArray, size: int, sym: int
+             ) -> tuple[npt.NDArray, npt.NDArray]:
+    """``cells`` (``[n, P]``) and ``canon`` (``[n, 2, P]``) of a square board of ``size``
+    through symmetry ``sym`` (0 the identity; ``sym % 4`` quarter turns, then a mirror
+    for ``sym >= 4``)."""
+    if sym == 0:
+        return cells, canon
+    grid_c = cells.reshape(len(cells), size, size)
+    grid_k = canon.reshape(len(canon), 2, size, size)
+    grid_c = np.rot90(grid_c, sym % 4, axes=(1, 2))
+    grid_k = np.rot90(grid_k, sym % 4, axes=(2, 3))
+    if sym >= 4:
+        grid_c, grid_k = grid_c[:, :, ::-1], grid_k[:, :, :, ::-1]
+    return (np.ascontiguousarray(grid_c).reshape(cells.shape),
+            np.ascontiguousarray(grid_k).reshape(canon.shape))
 
 
 def is_evaluated_position(board: Board) -> bool:
@@ -111,16 +164,17 @@ def point_canon(board: Board) -> npt.NDArray[np.int16]:
     return canon
 
 
-def position_counts(board: Board) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
-    """The sparse features of ``board``'s position: ``(index, count)`` (module docstring)."""
-    us = board.to_move - 1
+def threat_mask(board: Board) -> npt.NDArray[np.uint8]:
+    """``uint8[2]``: bit ``t`` set where black (then white) has a point of class ``t``."""
+    tc = board.position.threat_count
+    return np.array([sum(1 << t for t in range(1, N_THREATS) if tc[s, t]) for s in range(2)],
+                    np.uint8)
+
+
+def position_arrays(board: Board) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16]]:
+    """``(cells int8[P], canon int16[2, P])`` of ``board``'s points, row by row."""
     points = board.tables.points
-    canon = point_canon(board)
-    dense = np.concatenate([np.bincount(canon[us, points], minlength=ROW),
-                            np.bincount(canon[1 - us, points], minlength=ROW)])
-    dense[ABSENT] = dense[ROW + ABSENT] = 0
-    index = np.flatnonzero(dense)
-    return index.astype(np.int16), dense[index].astype(np.int16)
+    return board.position.cells[points].copy(), point_canon(board)[:, points]
 
 
 def game_scores(games: dict) -> Iterator[tuple[int, int, float, int]]:
@@ -142,8 +196,8 @@ def label_scores(labels: Labels) -> Iterator[tuple[int, int, float, int]]:
 def build_dataset(games: dict, scores: Iterator[tuple[int, int, float, int]],
                   game_offset: int = 0,
                   progress: Callable[[int], None] | None = None) -> Dataset:
-    """Replay ``games`` (:func:`gomoku_engine.training.selfplay.load`) and keep the scored
-    positions the search would evaluate.
+    """Replay ``games`` (:func:`gomoku_engine.training.selfplay.load`, a square board) and
+    keep the scored positions the search would evaluate.
 
     :param scores: ``(game, ply, score, mate)`` in game and ply order (:func:`game_scores`
         or :func:`label_scores`).
@@ -154,54 +208,58 @@ def build_dataset(games: dict, scores: Iterator[tuple[int, int, float, int]],
     for g, ply, s, m in scores:
         by_game.setdefault(g, {})[ply] = (s, m)
     board = Board(games["size"], rule=games["rule"])
-    cols: dict[str, list] = {k: [] for k in ("game", "ply", "result", "score", "mate",
-                                              "threatened")}
-    index: list[npt.NDArray[np.int16]] = []
-    count: list[npt.NDArray[np.int16]] = []
+    cols: dict[str, list] = {k: [] for k in _SCALARS + _BOARDS}
     for g, scored in sorted(by_game.items()):
         board.clear()
         moves = games["moves"][g, : games["length"][g]]
         for ply, cell in enumerate(moves):
             if ply in scored and is_evaluated_position(board):
                 s, m = scored[ply]
-                i, c = position_counts(board)
-                index.append(i)
-                count.append(c)
+                cells, canon = position_arrays(board)
                 for key, value in (("game", g + game_offset), ("ply", ply),
                                    ("result", side_result(int(games["result"][g]),
                                                           board.to_move)),
                                    ("score", s), ("mate", m),
-                                   ("threatened", is_threatened(board))):
+                                   ("threatened", is_threatened(board)),
+                                   ("to_move", board.to_move), ("cells", cells),
+                                   ("canon", canon), ("threats", threat_mask(board))):
                     cols[key].append(value)
             board.play(int(cell) % board.width, int(cell) // board.width)
         if progress is not None:
             progress(g)
-    lengths = np.array([len(i) for i in index], np.int64)
-    return Dataset(np.array(cols["game"], np.int32), np.array(cols["ply"], np.int16),
-                   np.array(cols["result"], np.float32), np.array(cols["score"], np.float32),
-                   np.array(cols["mate"], np.int8), np.array(cols["threatened"], bool),
-                   np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-                   np.concatenate(index) if index else np.zeros(0, np.int16),
-                   np.concatenate(count) if count else np.zeros(0, np.int16))
+    return _from_columns(cols, int(games["size"]))
+
+
+_DTYPES = {"game": np.int32, "ply": np.int16, "result": np.float32, "score": np.float32,
+           "mate": np.int8, "threatened": bool, "to_move": np.int8, "cells": np.int8,
+           "canon": np.int16, "threats": np.uint8}
+
+
+def _from_columns(cols: dict[str, list], size: int) -> Dataset:
+    p = size * size
+    empty = {"cells": (0, p), "canon": (0, 2, p), "threats": (0, 2)}
+    arrays = [np.array(cols[k], _DTYPES[k]) if cols[k] else np.zeros(empty.get(k, 0), _DTYPES[k])
+              for k in _SCALARS + _BOARDS]
+    return Dataset(*arrays, size)
 
 
 def concatenate(parts: list[Dataset]) -> Dataset:
-    """One dataset of ``parts`` in order (their game indices must already differ)."""
-    starts = []
-    offset = 0
-    for p in parts:
-        starts.append(p.start[:-1] + offset)
-        offset += int(p.start[-1])
-    return Dataset(*(np.concatenate([getattr(p, k) for p in parts])
-                     for k in ("game", "ply", "result", "score", "mate", "threatened")),
-                   np.concatenate(starts + [np.array([offset])]).astype(np.int64),
-                   np.concatenate([p.index for p in parts]),
-                   np.concatenate([p.count for p in parts]))
+    """One dataset of ``parts`` in order (their game indices must already differ, their
+    boards be of one size).
+
+    :raises ValueError: for parts of different board sizes.
+    """
+    sizes = {p.size for p in parts}
+    if len(sizes) != 1:
+        raise ValueError(f"datasets of different board sizes: {sorted(sizes)}")
+    return Dataset(*(np.concatenate([getattr(p, k) for p in parts]) for k in _SCALARS + _BOARDS),
+                   sizes.pop())
 
 
 def save_dataset(path: Path | str, data: Dataset) -> None:
     """Write ``data`` as the ``.npz`` of the module docstring."""
-    np.savez_compressed(path, **{k: getattr(data, k) for k in Dataset.__dataclass_fields__})
+    np.savez_compressed(path, size=np.int16(data.size),
+                        **{k: getattr(data, k) for k in _SCALARS + _BOARDS})
 
 
 def load_dataset(path: Path | str) -> Dataset:
@@ -211,14 +269,17 @@ def load_dataset(path: Path | str) -> Dataset:
     """
     try:
         with np.load(path, allow_pickle=False) as f:
-            data = Dataset(**{k: f[k] for k in Dataset.__dataclass_fields__})
+            data = Dataset(*(f[k] for k in _SCALARS + _BOARDS), int(f["size"]))
     except (KeyError, OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
         raise ValueError(f"{path} is not a training dataset: {exc}") from exc
-    if len(data.start) != len(data) + 1 or data.start[-1] != len(data.index):
-        raise ValueError(f"{path} is not a training dataset: inconsistent counts")
+    n, p = len(data), data.size * data.size
+    if (data.cells.shape != (n, p) or data.canon.shape != (n, 2, p)
+            or data.threats.shape != (n, 2)):
+        raise ValueError(f"{path} is not a training dataset: inconsistent shapes")
     return data
 
 
-__all__ = ["Dataset", "ROW", "build_dataset", "concatenate", "game_scores",
+__all__ = ["Dataset", "N_SYMMETRIES", "build_dataset", "concatenate", "game_scores",
            "is_evaluated_position", "is_threatened", "label_scores", "load_dataset",
-           "position_counts", "save_dataset"]
+           "perspective_rows", "point_canon", "position_arrays", "save_dataset", "symmetry",
+           "threat_inputs", "threat_mask"]

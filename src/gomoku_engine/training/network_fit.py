@@ -1,8 +1,12 @@
 """Training the network evaluation (``gomoku-engine train``): JAX and optax, on the CPU.
 
-The model is :mod:`gomoku_engine.eval.network`'s in float32: two accumulators from the
-combination counts (:mod:`.network_data`), a ReLU, a hidden ReLU layer, one logit.  It is
-fitted by Adam (with decoupled weight decay) to the binary cross-entropy of its win
+The model is :mod:`gomoku_engine.eval.network`'s in float32: per point and perspective
+the embeddings of its combinations or stone (:mod:`.network_data`), the spatial channels
+through a ReLU, a 3x3 depthwise convolution and a ReLU, everything summed over the board
+into two accumulators, then a ReLU, the threat mask beside them, a hidden ReLU layer and
+one logit.  ``centre_tap`` keeps the convolution to its centre tap (each point alone: the
+ablation that measures what the spatial step adds).  Every batch is seen through one of
+the board's 8 symmetries, drawn per batch (the augmentation).  It is fitted by Adam (with decoupled weight decay) to the binary cross-entropy of its win
 probability against the target
 
     ``mix * P_teacher + (1 - mix) * result``,
@@ -35,13 +39,17 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.constants import Rule
-from ..eval.network import ABSENT, QUANT, NetworkWeights
-from .network_data import ROW, Dataset
+from ..core.constants import N_THREATS
+from ..eval.network import (ABSENT, QCONV, QUANT, ROWS, STONE_OWN, TAPS, NetworkWeights,
+                            with_metadata)
+from .network_data import N_SYMMETRIES, Dataset
 
 #: every HOLDOUT_EVERY-th game is held out
 HOLDOUT_EVERY = 10
 _CHECKPOINT = "checkpoint.npz"
-_PARAM_NAMES = ("embed", "bias1", "w2", "b2", "w3", "b3")
+_PARAM_NAMES = ("embed", "conv", "conv_bias", "bias1", "w2", "b2", "w3", "b3")
+#: the convolution's centre tap (each point alone)
+CENTRE = TAPS // 2
 
 
 class TrainingError(RuntimeError):
@@ -53,6 +61,8 @@ class TrainConfig:
     """What a run trains and how; a checkpoint keeps it and a resumed run must match it."""
 
     width: int = 32  #: D: values per accumulator
+    spatial: int = 16  #: Ds: the channels through the convolution (the first Ds of D)
+    centre_tap: bool = False  #: the convolution's centre tap only (the ablation)
     hidden: int = 32  #: H: units of the hidden layer
     epochs: int = 12
     batch: int = 512
@@ -123,24 +133,46 @@ def teacher_scale(data: Dataset, rows: npt.NDArray[np.intp]) -> float:
 def init_params(config: TrainConfig) -> dict[str, npt.NDArray[np.float32]]:
     """Random initial parameters (float32 numpy arrays, seeded by ``config.seed``)."""
     rng = np.random.default_rng([config.seed, 0])
-    d, h = config.width, config.hidden
-    embed = rng.normal(0.0, 0.02, (2, ROW, d)).astype(np.float32)
+    d, ds, h = config.width, config.spatial, config.hidden
+    embed = rng.normal(0.0, 0.02, (2, ROWS, d)).astype(np.float32)
     embed[:, ABSENT] = 0.0
-    return {"embed": embed, "bias1": np.zeros(d, np.float32),
-            "w2": rng.normal(0.0, 1.0 / math.sqrt(2 * d), (2 * d, h)).astype(np.float32),
+    embed[1, STONE_OWN:] = 0.0
+    conv = rng.normal(0.0, 1.0 / 3.0, (TAPS, ds)).astype(np.float32)
+    n_in = 2 * d + 2 * N_THREATS
+    return {"embed": embed, "conv": conv, "conv_bias": np.zeros(ds, np.float32),
+            "bias1": np.zeros(d, np.float32),
+            "w2": rng.normal(0.0, 1.0 / math.sqrt(n_in), (n_in, h)).astype(np.float32),
             "b2": np.zeros(h, np.float32),
             "w3": rng.normal(0.0, 1.0 / math.sqrt(h), h).astype(np.float32),
             "b3": np.zeros((), np.float32)}
 
 
-def _logits(jnp, params, x):
-    """The model in JAX: ``x`` is ``float32[B, 2, ROW]`` (side to move's counts, then the
-    opponent's)."""
-    e0, e1 = params["embed"][0], params["embed"][1]
-    own, opp = x[:, 0], x[:, 1]
-    acc_s = own @ e0 + opp @ e1 + params["bias1"]
-    acc_o = opp @ e0 + own @ e1 + params["bias1"]
-    inputs = jnp.maximum(jnp.concatenate([acc_s, acc_o], axis=1), 0.0)
+def _embed_mask() -> npt.NDArray[np.float32]:
+    """``float32[2, ROWS, 1]``: zero on the rows of ``embed`` that must stay zero."""
+    keep = np.ones((2, ROWS, 1), np.float32)
+    keep[:, ABSENT] = 0.0
+    keep[1, STONE_OWN:] = 0.0
+    return keep
+
+
+def _logits(jnp, params, own, other, mask, size: int, centre_tap: bool):
+    """The model in JAX: ``own``, ``other`` ``int[B, 2, P]`` (the embedding rows per
+    perspective, the side to move's first), ``mask`` ``float32[B, 2 N_THREATS]``."""
+    f = params["embed"][0][own] + params["embed"][1][other]  # [B, 2, P, D]
+    ds = params["conv"].shape[1]
+    acc = f.sum(axis=2)
+    if ds:
+        b = f.shape[0]
+        g = jnp.maximum(f[..., :ds], 0.0).reshape(b, 2, size, size, ds)
+        padded = jnp.pad(g, ((0, 0), (0, 0), (1, 1), (1, 1), (0, 0)))
+        taps = [CENTRE] if centre_tap else range(TAPS)
+        h = params["conv_bias"]
+        for t in taps:
+            dy, dx = divmod(t, 3)
+            h = h + params["conv"][t] * padded[:, :, dy:dy + size, dx:dx + size]
+        acc = jnp.concatenate([jnp.maximum(h, 0.0).sum(axis=(2, 3)), acc[..., ds:]], axis=-1)
+    x = jnp.maximum(acc + params["bias1"], 0.0)
+    inputs = jnp.concatenate([x[:, 0], x[:, 1], mask], axis=1)
     hidden = jnp.maximum(inputs @ params["w2"] + params["b2"], 0.0)
     return hidden @ params["w3"] + params["b3"]
 
@@ -176,7 +208,8 @@ class Trainer:
         self.epoch = 0
         self.history = History()
         self._step = self._make_step()
-        self._eval = self.jax.jit(lambda p, x: _logits(self.jnp, p, x))
+        self._eval = self.jax.jit(lambda p, a, b, m: _logits(
+            self.jnp, p, a, b, m, data.size, config.centre_tap))
         self._load_checkpoint()
 
     @property
@@ -185,18 +218,18 @@ class Trainer:
 
     def _make_step(self):
         jax, jnp, optax = self.jax, self.jnp, self.optax
-        absent = np.ones((2, ROW, 1), np.float32)
-        absent[:, ABSENT] = 0.0
+        keep = _embed_mask()
+        size, centre_tap = self.data.size, self.config.centre_tap
 
-        def loss(params, x, t, w):
-            logits = _logits(jnp, params, x)
+        def loss(params, own, other, mask, t, w):
+            logits = _logits(jnp, params, own, other, mask, size, centre_tap)
             return jnp.sum(w * (jnp.logaddexp(0.0, logits) - t * logits)) / jnp.sum(w)
 
-        def step(params, opt_state, x, t, w):
-            value, grads = jax.value_and_grad(loss)(params, x, t, w)
+        def step(params, opt_state, own, other, mask, t, w):
+            value, grads = jax.value_and_grad(loss)(params, own, other, mask, t, w)
             updates, opt_state = self.optimizer.update(grads, opt_state, params)
             params = optax.apply_updates(params, updates)
-            params["embed"] = params["embed"] * absent  # the absent row stays zero
+            params["embed"] = params["embed"] * keep  # the absent rows stay zero
             return params, opt_state, value
 
         return jax.jit(step)
@@ -247,10 +280,11 @@ class Trainer:
         return (float(np.mean(np.logaddexp(0.0, logits) - t * logits)),
                 float(np.mean(np.logaddexp(0.0, logits) - r * logits)))
 
-    def logits(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
-        """The model's logits for positions ``rows`` (float64)."""
-        out = [np.asarray(self._eval(self.params, self.data.dense(rows[i:i + 4096])))
-               for i in range(0, len(rows), 4096)]
+    def logits(self, rows: npt.NDArray[np.intp], sym: int = 0) -> npt.NDArray[np.float64]:
+        """The model's logits for positions ``rows`` seen through symmetry ``sym``
+        (float64)."""
+        out = [np.asarray(self._eval(self.params, *self.data.rows(rows[i:i + 1024], sym)))
+               for i in range(0, len(rows), 1024)]
         return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
 
     def run(self, progress: Callable[[int, float], None] | None = None,
@@ -266,14 +300,15 @@ class Trainer:
         last = cfg.epochs if until is None else min(until, cfg.epochs)
         while self.epoch < last:
             started = time.monotonic()
-            order = np.random.default_rng([cfg.seed, self.epoch + 1]).permutation(
-                self.train_rows)
+            rng = np.random.default_rng([cfg.seed, self.epoch + 1])
+            order = rng.permutation(self.train_rows)
+            symmetries = rng.integers(0, N_SYMMETRIES, self.steps_per_epoch)
             losses = []
             for s in range(self.steps_per_epoch):
                 rows = order[s * cfg.batch:(s + 1) * cfg.batch]
                 self.params, self.opt_state, value = self._step(
-                    self.params, self.opt_state, self.data.dense(rows), self.target[rows],
-                    self.weight[rows])
+                    self.params, self.opt_state, *self.data.rows(rows, int(symmetries[s])),
+                    self.target[rows], self.weight[rows])
                 losses.append(float(value))
                 if progress is not None:
                     progress(s, losses[-1])
@@ -289,16 +324,21 @@ class Trainer:
     def weights(self) -> NetworkWeights:
         """The trained parameters as the engine's network (embeddings quantized)."""
         p = {k: np.asarray(v, np.float64) for k, v in self.params.items()}
-        embed = np.round(p["embed"] * QUANT).astype(np.int32)
-        embed[:, ABSENT] = 0
+        embed = np.round(p["embed"] * QUANT).astype(np.int32) * _embed_mask().astype(np.int32)
+        conv = p["conv"]
+        if self.config.centre_tap:
+            conv = np.where(np.arange(TAPS)[:, None] == CENTRE, conv, 0.0)
         held, held_results = (self.history.held_out[-1], self.history.held_out_results[-1]) \
             if self.history.held_out else (float("nan"), float("nan"))
         meta = {"config": self.config.as_dict(), "epochs_done": self.epoch,
                 "teacher_scale": self.scale, "positions": len(self.data),
                 "held_out_positions": int(len(self.held_rows)), "sources": self.sources,
                 "held_out_loss": held, "held_out_results_loss": held_results}
-        return NetworkWeights(self.rule, embed, p["bias1"], p["w2"], p["b2"], p["w3"],
-                              float(p["b3"]), json.dumps(meta))
+        weights = NetworkWeights(self.rule, embed, np.round(conv * QCONV).astype(np.int32),
+                                 np.round(p["conv_bias"] * QUANT * QCONV).astype(np.int32),
+                                 p["bias1"], p["w2"], p["b2"], p["w3"], float(p["b3"]),
+                                 json.dumps(meta))
+        return with_metadata(weights, size=self.data.size)
 
 
 def plot_history(history: History, path: Path | str) -> None:
