@@ -45,8 +45,9 @@ _RECURSION = "the search's own recursion"
 _CARO = "caro only (rule 8): a four's defences past its open end"
 _EXACT = "exact five and caro only: an overline or a blocked five when a window fills"
 _RENJU = "renju only: black's fouls after the move"
-_REFRESH = ("the network evaluation only: its features and convolution around the logged "
-            "points, with its own arrays, cost more than the call")
+_REFRESH = ("the network evaluation only: bringing its state up to the position (the "
+            "convolution around the changed points), with its own arrays, costs more than "
+            "the call")
 
 #: Each hot kernel, and the package's kernels it may call (a call, not inlined), with the
 #: reason.  Any other call out of a hot kernel fails :func:`violations`.
@@ -54,11 +55,8 @@ HOT_PATH: dict[str, dict[str, str]] = {
     "game.position.make_move": {
         "game.position._wins": _EXACT,
         "game.position._renju_update": _RENJU,
-        "eval.evaluator._refresh_logged": _REFRESH,
     },
-    "game.position.unmake_move": {
-        "eval.evaluator._refresh_logged": _REFRESH,
-    },
+    "game.position.unmake_move": {},
     "search.alphabeta.quiescence": {
         "search.alphabeta.quiescence": _RECURSION,
         "game.position._wins": _EXACT,
@@ -66,7 +64,7 @@ HOT_PATH: dict[str, dict[str, str]] = {
         "game.defences._caro_five_defences": _CARO,
         "eval.evaluator._network_logit": "the network evaluation only: its MLP, with its "
                                          "own arrays, costs more than the call",
-        "eval.evaluator._refresh_logged": _REFRESH,
+        "eval.evaluator._refresh": _REFRESH,
     },
     "search.alphabeta.negamax": {
         "search.alphabeta.negamax": _RECURSION,
@@ -80,7 +78,7 @@ HOT_PATH: dict[str, dict[str, str]] = {
         "game.position._renju_update": _RENJU,
         "eval.evaluator._network_logit": "the network evaluation only: its MLP, with its "
                                          "own arrays, costs more than the call",
-        "eval.evaluator._refresh_logged": _REFRESH,
+        "eval.evaluator._refresh": _REFRESH,
     },
     "search.threats.vcf": {
         "search.threats.vcf": _RECURSION,

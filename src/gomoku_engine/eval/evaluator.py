@@ -6,15 +6,17 @@ point's 4-pattern code (:func:`gomoku_engine.eval.classical.combination_tables`)
 sum of those values per colour; the classical static evaluation and the move-ordering
 scores read them.  The network evaluation (:mod:`gomoku_engine.eval.network`) keeps, in
 the same pass, each point's canonical combination per colour (``Position.eval_canon``,
-logged and restored with the point); after the pass, :func:`refresh_network` brings the
-network's state up to date for the points the move logged: each point's features per
-perspective (``Position.net_feat``), the convolution's output around it
-(``Position.net_spatial``) and the two integer accumulators (``Position.net_acc``).  A
-take-back runs the same refresh after the points are restored: the state is integer, so
-the way back lands exactly where the move started.  Both evaluations run in one set of
-kernels, chosen at run time by the shape of the network's tables: under the classical
-evaluation they are empty (``D = 0``), nothing of the network is kept and :func:`evaluate`
-reads the value sums.
+logged and restored with the point) and the linear channels of the two integer
+accumulators (``Position.net_acc``), saved per ply in ``Position.net_stack``.  The spatial
+channels follow lazily: :func:`sync_network`, called by :func:`evaluate`, brings them up
+to the position for the points logged since it last did and those
+:func:`defer_network` set aside when a move it saw was taken back: each point's embedding
+rows per perspective (``Position.net_rows``), the convolution's output around it
+(``Position.net_spatial``) and the spatial sums.  The state is integer, so any path to a
+position lands exactly on the state a recomputation gives.  Both evaluations run in one
+set of kernels, chosen at run time by the shape of the network's tables: under the
+classical evaluation they are empty (``D = 0``), nothing of the network is kept and
+:func:`evaluate` reads the value sums.
 
 The arrays live in the position's named tuples (``Position.eval_value``,
 ``Position.eval_sum``, ``Position.eval_canon``, ``Position.net_*``, ``Tables.eval_table``,
@@ -179,10 +181,16 @@ class EvalState(NamedTuple):
     #: int32[2, n_cells, Ds] the convolution's output at each point, bias included
     net_spatial: npt.NDArray[np.int32]
     net_acc: npt.NDArray[np.int64]  #: int64[2, D] the accumulator of each perspective
+    #: int64[plies + 1, 2, D] the linear channels of net_acc before each ply
+    net_stack: npt.NDArray[np.int64]
     #: float64[2D + 2 N_THREATS] scratch: the hidden layer's inputs
     net_x: npt.NDArray[np.float64]
     #: int32[2, Ds] scratch of the refresh: a point's rectified change, the sums' change
     net_scratch: npt.NDArray[np.int32]
+    #: int32[n_cells + 1] the deferred points (their number first): points of moves taken
+    #: back whose state the next evaluation brings up (:func:`defer_network`)
+    net_dirty: npt.NDArray[np.int32]
+    net_mark: npt.NDArray[np.int8]  #: int8[n_cells] 1 on the points in ``net_dirty``
 
 
 def new_eval_state(n_cells: int, plies: int, tables: Any) -> EvalState:
@@ -193,9 +201,10 @@ def new_eval_state(n_cells: int, plies: int, tables: Any) -> EvalState:
                      np.full((2, n_cells), ABSENT, np.int16),
                      np.full((2, n_cells if d else 0, 2), ABSENT, np.int16),
                      np.zeros((2, n_cells if d else 0, ds), np.int32),
-                     np.zeros((2, d), np.int64),
+                     np.zeros((2, d), np.int64), np.zeros((plies + 1, 2, d), np.int64),
                      np.zeros(2 * d + 2 * N_THREATS if d else 0, np.float64),
-                     np.zeros((2, ds), np.int32))
+                     np.zeros((2, ds), np.int32), np.zeros(n_cells + 1 if d else 0, np.int32),
+                     np.zeros(n_cells if d else 0, np.int8))
 
 
 @njit(inline="always")
@@ -219,7 +228,7 @@ def update_point(pos: Any, tab: Any, side: int, cell: int, code: int) -> None:
     ``code``: its value, the colour's sum and the accumulators follow."""
     _set_value(pos, side, cell, tab.eval_table[code])
     if _has_network(pos):
-        pos.eval_canon[side, cell] = tab.net_canon[code]
+        _set_canon(pos, tab, side, cell, tab.net_canon[code])
 
 
 @njit(inline="always")
@@ -227,7 +236,39 @@ def clear_point(pos: Any, tab: Any, side: int, cell: int) -> None:
     """``cell`` is worth nothing to ``side`` any more: occupied, or a renju foul for black."""
     _set_value(pos, side, cell, 0)
     if _has_network(pos):
-        pos.eval_canon[side, cell] = ABSENT
+        _set_canon(pos, tab, side, cell, ABSENT)
+
+
+@njit(inline="always")
+def _set_canon(pos: Any, tab: Any, side: int, cell: int, new: int) -> None:
+    """``cell``'s combination for ``side`` becomes ``new``: the linear channels of both
+    accumulators follow at once (the side's own row leaves and enters ``acc[side]``, the
+    opponent's row ``acc[1 - side]``); the spatial channels wait for :func:`sync_network`.
+    A pure addition, undone by the per-ply copy (:func:`save_state`)."""
+    old = pos.eval_canon[side, cell]
+    if old != new:
+        pos.eval_canon[side, cell] = new
+        _add_rows(pos.net_acc, tab.net_embed, side, pos.net_spatial.shape[2], new, old)
+
+
+@njit(inline="always")
+def _add_rows(acc: Any, embed: Any, side: int, ds: int, new: int, old: int) -> None:
+    for k in range(ds, acc.shape[1]):
+        acc[side, k] += embed[0, new, k] - embed[0, old, k]
+        acc[1 - side, k] += embed[1, new, k] - embed[1, old, k]
+
+
+@njit(inline="always")
+def place_stone(pos: Any, tab: Any, side: int) -> None:
+    """A stone of ``side`` was placed (its point already cleared): the linear channels
+    gain the stones' embeddings, its own for ``side``'s perspective and the opponent's
+    for the other.  Nothing under the classical evaluation."""
+    if _has_network(pos):
+        embed = tab.net_embed
+        acc = pos.net_acc
+        for k in range(pos.net_spatial.shape[2], acc.shape[1]):
+            acc[side, k] += embed[0, STONE_OWN, k]
+            acc[1 - side, k] += embed[0, STONE_OPP, k]
 
 
 @njit(inline="always")
@@ -236,6 +277,7 @@ def reset_eval(pos: Any, tab: Any) -> None:
     pos.eval_value[:] = 0
     pos.eval_sum[:] = 0
     pos.eval_canon[:] = ABSENT
+    pos.net_acc[:] = 0
 
 
 @njit(inline="always")
@@ -262,32 +304,38 @@ def restore_point(pos: Any, row: Any, col: int, cell: int) -> None:
 @njit(inline="always")
 def save_state(pos: Any, row: Any, col: int) -> None:
     """Before a move: the evaluation's position-wide state into
-    ``row[col:col + EVAL_SAVED_FIELDS]`` (the ply's ``int64`` count-stack row)."""
+    ``row[col:col + EVAL_SAVED_FIELDS]`` (the ply's ``int64`` count-stack row) and the
+    accumulators' linear channels into ``net_stack`` at the current ply."""
     row[col] = pos.eval_sum[0]
     row[col + 1] = pos.eval_sum[1]
+    ply = pos.state[PLY]
+    for side in range(2):  # loops, not slices: the search's kernels run without numba's NRT
+        for k in range(pos.net_spatial.shape[2], pos.net_acc.shape[1]):
+            pos.net_stack[ply, side, k] = pos.net_acc[side, k]
 
 
 @njit(inline="always")
-def restore_state(pos: Any, row: Any, col: int) -> None:
-    """Undo of a move: the position-wide state back from a row written by
-    :func:`save_state`."""
+def restore_state(pos: Any, row: Any, col: int, ply: int) -> None:
+    """Undo of the move played at ``ply``: the position-wide state back from a row written
+    by :func:`save_state`, and the linear channels from ``net_stack`` (the spatial ones
+    follow lazily, :func:`defer_network`)."""
     pos.eval_sum[0] = row[col]
     pos.eval_sum[1] = row[col + 1]
+    for side in range(2):
+        for k in range(pos.net_spatial.shape[2], pos.net_acc.shape[1]):
+            pos.net_acc[side, k] = pos.net_stack[ply, side, k]
 
 
 @njit(inline="always")
 def _refresh_point(cell: int, cells: Any, canon: Any, rows: Any, spatial: Any, acc: Any,
                    embed: Any, conv: Any, stride: int, scratch: Any) -> None:
-    """Bring ``cell``'s features per perspective up to date with its stone or
-    combinations, and what they feed: the linear channels' sums, and for the spatial
-    channels the convolution's outputs at the nine points around it and their rectified
-    sums (:mod:`.network`).  A point's features are two rows of the embeddings, kept in
-    ``rows``; when neither changed there is nothing to do (a point logged twice in a
-    move).  The channel loops are innermost, so that LLVM vectorises them."""
+    """Bring the spatial channels of ``cell`` up to date with its stone or combinations:
+    the convolution's outputs at the nine points around it and their rectified sums
+    (:mod:`.network`).  A point's features are two rows of the embeddings, kept in
+    ``rows``; when neither changed there is nothing to do (a point logged twice, or
+    changed and changed back)."""
     # unsigned indices: numba then emits no wrap-around of negative ones, and LLVM
-    # vectorises the channel loops (4.3 against 8.4 ns per tap of 16 channels, measured
-    # in isolation)
-    d = np.uint64(embed.shape[2])
+    # vectorises the channel loops
     ds = np.uint64(spatial.shape[2])
     stone = cells[cell]
     for c in range(2):
@@ -304,9 +352,6 @@ def _refresh_point(cell: int, cells: Any, canon: Any, rows: Any, spatial: Any, a
         rows[c, cell, 0] = own
         rows[c, cell, 1] = other
         cu = np.uint64(c)
-        for k in range(ds, d):
-            acc[cu, k] += (embed[0, own, k] + embed[1, other, k]
-                           - embed[0, own_old, k] - embed[1, other_old, k])
         # no views of the arrays here: a view costs a reference count taken and dropped
         for k in range(ds):
             new = embed[0, own, k] + embed[1, other, k]
@@ -330,52 +375,66 @@ def _refresh_point(cell: int, cells: Any, canon: Any, rows: Any, spatial: Any, a
 
 
 @njit
-def _refresh_logged(undo: Any, start: int, end: int, cell_col: int, cells: Any, canon: Any,
-                    rows: Any, spatial: Any, acc: Any, embed: Any, conv: Any, stride: int,
-                    scratch: Any) -> None:
-    """:func:`_refresh_point` for every point of the undo log's rows ``start:end``.  A call
-    with the network's arrays alone, never reached under the classical evaluation."""
+def _refresh(undo: Any, start: int, end: int, cell_col: int, dirty: Any, mark: Any,
+             cells: Any, canon: Any, rows: Any, spatial: Any, acc: Any, embed: Any, conv: Any,
+             stride: int, scratch: Any) -> None:
+    """:func:`_refresh_point` for every point of the deferred list ``dirty`` (emptied) and
+    of the undo log's rows ``start:end``.  A call with the network's arrays alone, never
+    reached under the classical evaluation."""
+    for j in range(1, dirty[0] + 1):
+        cell = dirty[j]
+        mark[cell] = 0
+        _refresh_point(cell, cells, canon, rows, spatial, acc, embed, conv, stride, scratch)
+    dirty[0] = 0
     for i in range(start, end):
         _refresh_point(undo[i, cell_col], cells, canon, rows, spatial, acc, embed, conv,
                        stride, scratch)
 
 
 @njit(inline="always")
-def refresh_network(pos: Any, tab: Any, start: int, end: int, cell_col: int,
-                    stride: int) -> None:
-    """After a move or a take-back: the network's state of the points in rows
-    ``start:end`` of ``pos.undo`` (their cell in column ``cell_col``; ``stride`` the
-    padded board's row length).  Nothing under the classical evaluation."""
-    if _has_network(pos):
-        _refresh_logged(pos.undo, start, end, cell_col, pos.cells, pos.eval_canon,
-                        pos.net_rows, pos.net_spatial, pos.net_acc, tab.net_embed,
-                        tab.net_conv, stride, pos.net_scratch)
+def defer_network(pos: Any, start: int, end: int, cell_col: int) -> None:
+    """A take-back of a move the network saw: the points in rows ``start:end`` of
+    ``pos.undo`` (their cell in column ``cell_col``) join the deferred list, to be brought
+    up at the next evaluation (:func:`sync_network`).  A search evaluates the next sibling
+    soon after, and a point both moves changed is then brought from one to the other in
+    one step, not back and forth.  Nothing under the classical evaluation."""
+    if _has_network(pos) and pos.net_spatial.shape[2] != 0:
+        dirty = pos.net_dirty
+        mark = pos.net_mark
+        for i in range(start, end):
+            cell = pos.undo[i, cell_col]
+            if mark[cell] == 0:
+                mark[cell] = 1
+                dirty[0] += 1
+                dirty[dirty[0]] = cell
 
 
 @njit(inline="always")
 def sync_network(pos: Any, tab: Any) -> None:
-    """Bring the network's state up to the position's stones: the points of the moves
-    played since it was last brought up (the undo log from that ply on).  make_move leaves
-    the network alone and the evaluation calls this, so that a move never evaluated (the
-    threat solvers', a cut-off's) costs the network nothing; unmake_move takes back, in
-    the state, only moves it saw.  Nothing under the classical evaluation."""
-    if _has_network(pos):
+    """Bring the network's state up to the position's stones: the deferred points of moves
+    taken back, and the points of the moves played since it was last brought up (the undo
+    log from that ply on).  make_move leaves the network alone and the evaluation calls
+    this, so that a move never evaluated (the threat solvers', a cut-off's) costs the
+    network nothing.  Nothing under the classical evaluation."""
+    if _has_network(pos) and pos.net_spatial.shape[2] != 0:
         synced = pos.state[NET_PLY]
         ply = pos.state[PLY]
-        if synced < ply:
-            _refresh_logged(pos.undo, pos.undo_start[synced], pos.state[UNDO_LEN], U_CELL,
-                            pos.cells, pos.eval_canon, pos.net_rows, pos.net_spatial,
-                            pos.net_acc, tab.net_embed, tab.net_conv, tab.params[P_STRIDE],
-                            pos.net_scratch)
+        if synced < ply or pos.net_dirty[0] != 0:
+            _refresh(pos.undo, pos.undo_start[synced], pos.state[UNDO_LEN], U_CELL,
+                     pos.net_dirty, pos.net_mark, pos.cells, pos.eval_canon, pos.net_rows,
+                     pos.net_spatial, pos.net_acc, tab.net_embed, tab.net_conv,
+                     tab.params[P_STRIDE], pos.net_scratch)
             pos.state[NET_PLY] = ply
 
 
 @njit
 def _rebuild(points: Any, cells: Any, canon: Any, rows: Any, spatial: Any, acc: Any,
-             embed: Any, conv: Any, stride: int, scratch: Any) -> None:
+             embed: Any, conv: Any, stride: int, scratch: Any, dirty: Any, mark: Any) -> None:
     rows[:] = ABSENT  # both rows absent: every feature zero
-    acc[:] = 0
+    dirty[0] = 0
+    mark[:] = 0
     ds = spatial.shape[2]
+    acc[:, :ds] = 0  # the linear channels were summed as the points were added
     spatial[:] = 0
     for cell in points:
         for c in range(2):
@@ -389,12 +448,13 @@ def _rebuild(points: Any, cells: Any, canon: Any, rows: Any, spatial: Any, acc: 
 
 @njit(inline="always")
 def rebuild_network(pos: Any, tab: Any, stride: int) -> None:
-    """The network's state from scratch, once every point's combinations are set (a
-    cleared board): every feature zero, every convolution output its bias, then each
+    """The spatial channels' state from scratch, once every point's combinations are set
+    (a cleared board): every feature zero, every convolution output its bias, then each
     point refreshed."""
-    if _has_network(pos):
+    if _has_network(pos) and pos.net_spatial.shape[2] != 0:
         _rebuild(tab.points, pos.cells, pos.eval_canon, pos.net_rows, pos.net_spatial,
-                 pos.net_acc, tab.net_embed, tab.net_conv, stride, pos.net_scratch)
+                 pos.net_acc, tab.net_embed, tab.net_conv, stride, pos.net_scratch,
+                 pos.net_dirty, pos.net_mark)
 
 
 @njit(fastmath=True)

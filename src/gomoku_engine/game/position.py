@@ -41,8 +41,8 @@ from ..core.constants import (
 )
 from ..eval import (
     EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, EvalTables, clear_point, eval_tables, log_point,
-    new_eval_state, rebuild_network, refresh_network, reset_eval, restore_point, restore_state,
-    save_state, update_point,
+    defer_network, new_eval_state, place_stone, rebuild_network, reset_eval, restore_point,
+    restore_state, save_state, update_point,
 )
 from ..core.combinations import FOUL_MAYBE, FOUL_NO, class_tables
 from ..core.geometry import Geometry
@@ -121,14 +121,17 @@ class Position(NamedTuple):
     count_stack: npt.NDArray[np.int64]
     #: the network's incremental state (:class:`gomoku_engine.eval.EvalState`), read and
     #: written only by :mod:`gomoku_engine.eval`: each point's canonical combination per
-    #: colour, the points' embedding rows, the convolution's outputs, the accumulators,
-    #: two scratch rows
+    #: colour, the points' embedding rows, the convolution's outputs, the accumulators and
+    #: their linear channels per ply, scratch rows, the deferred points
     eval_canon: npt.NDArray[np.int16]
     net_rows: npt.NDArray[np.int16]
     net_spatial: npt.NDArray[np.int32]
     net_acc: npt.NDArray[np.int64]
+    net_stack: npt.NDArray[np.int64]
     net_x: npt.NDArray[np.float64]
     net_scratch: npt.NDArray[np.int32]
+    net_dirty: npt.NDArray[np.int32]
+    net_mark: npt.NDArray[np.int8]
 
 
 # state[] indices
@@ -525,6 +528,7 @@ def make_move(pos: Position, tab: Tables, cell: int) -> bool:
     _log_point(pos, cell, -1)
     _remove_point(pos, tab, cell)
     pos.cells[cell] = colour
+    place_stone(pos, tab, side)
     won = False
     plain = (tab.params[P_CARO] == 0
              and tab.params[P_EXACT_BLACK if colour == BLACK else P_EXACT_WHITE] == 0)
@@ -582,14 +586,14 @@ def unmake_move(pos: Position, tab: Tables) -> None:
             pos.keys[cell - k * step, d] &= ~(3 << _slot_shift(k))
     logged = pos.state[UNDO_LEN]
     _restore_points(pos, pos.undo_start[ply])
-    if pos.state[NET_PLY] > ply:  # the network saw this move: it follows the take-back
-        refresh_network(pos, tab, pos.undo_start[ply], logged, U_CELL, tab.params[P_STRIDE])
+    if pos.state[NET_PLY] > ply:  # the network saw this move: its points are set aside
+        defer_network(pos, pos.undo_start[ply], logged, U_CELL)
         pos.state[NET_PLY] = ply
     saved = pos.count_stack[ply]
     for s in range(2):
         for t in range(N_THREATS):
             pos.threat_count[s, t] = saved[s * N_THREATS + t]
-    restore_state(pos, saved, CS_EVAL)
+    restore_state(pos, saved, CS_EVAL, ply)
     pos.state[MAYBE_FOULS] = saved[CS_MAYBE_FOULS]
     for i in range(4):
         pos.state[X_MIN + i] = saved[CS_BOX + i]
