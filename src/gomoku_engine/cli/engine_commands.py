@@ -84,7 +84,7 @@ def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
 @click.option("--warmup", "warm_first", is_flag=True,
               help="First compile (or load) the kernels a game needs, as `warmup` does, and "
                    "print its time (one process for both: a cluster worker's check).")
-@click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
+@click.option("--evaluation", type=click.Choice(["classical", "network", "spatial", "handset"]),
               default=None, help="Static evaluation [default: the engine's default].")
 @click.option("--check", is_flag=True,
               help="The speed check: the bench's nodes per CPU second at depth 14 over "

@@ -61,7 +61,7 @@ PARAM_OPTION = click.option(
 #: loads numba, which every command would then pay for at start-up; a test checks they
 #: agree); ``serve``'s overrides the group's
 EVALUATION_OPTION = click.option(
-    "--evaluation", type=click.Choice(["classical", "network", "handset"]), default=None,
+    "--evaluation", type=click.Choice(["classical", "network", "spatial", "handset"]), default=None,
     help="Static evaluation when serving the protocol, as INFO evaluation sets it (which "
          "overrides it) [default: the engine's default].")
 

@@ -43,7 +43,7 @@ from .classical import (
     DEFENCE_DIV, DEFENCE_NUM, EVAL_DIV, EVAL_OPP, EVAL_OWN, canon_table, combination_tables,
 )
 from .network import (ABSENT, NETWORK_SIZE, QCONV, QUANT, ROWS, STONE_OPP, STONE_OWN, TAPS,
-                      NetworkWeights, has_network, shipped_network)
+                      VARIANTS, NetworkWeights, has_network, shipped_network)
 from .win_rate import sigmoid_scale
 
 #: ``Position.state`` index of the side to move (1 black, 2 white), as in
@@ -62,7 +62,7 @@ P_STRIDE = 3
 #: ``INFO evaluation`` / ``Engine(evaluation=...)`` choices: the fitted classical table,
 #: the network (:mod:`.network`), the hand-set classical table; ``"learned"`` is still
 #: read as ``"classical"``
-EVALUATIONS = ("classical", "network", "handset")
+EVALUATIONS = ("classical", "network", "spatial", "handset")
 #: the evaluation an engine plays with unless told otherwise
 DEFAULT_EVALUATION = "classical"
 
@@ -92,11 +92,11 @@ class EvalTables(NamedTuple):
     net_mlp: npt.NDArray[np.float64]
 
 
-def network_available(rule: Rule, size: int | None = None) -> bool:
-    """Does ``"network"`` play with a network under ``rule`` on a ``size`` board?  The
-    package ships one for freestyle, trained on 15x15 (:data:`NETWORK_SIZE`); elsewhere
-    ``"network"`` is the classical evaluation."""
-    return has_network(Rule(rule)) and (size is None or size == NETWORK_SIZE)
+def network_available(rule: Rule, size: int | None = None, variant: str = "network") -> bool:
+    """Does the evaluation ``variant`` (``"network"`` or ``"spatial"``) play with a network
+    under ``rule`` on a ``size`` board?  The package ships them for freestyle, trained on
+    15x15 (:data:`NETWORK_SIZE`); elsewhere they are the classical evaluation."""
+    return has_network(Rule(rule), variant) and (size is None or size == NETWORK_SIZE)
 
 
 def eval_tables(rule: Rule, evaluation: str, size: int | None = None) -> EvalTables:
@@ -114,9 +114,9 @@ def eval_tables(rule: Rule, evaluation: str, size: int | None = None) -> EvalTab
         :class:`~gomoku_engine.eval.network.NetworkFileError` (a ValueError) if the
         network's file is missing or damaged.
     """
-    if evaluation == "network":
-        if network_available(rule, size):
-            return network_tables(shipped_network(Rule(rule)), rule)
+    if evaluation in VARIANTS:
+        if network_available(rule, size, evaluation):
+            return network_tables(shipped_network(Rule(rule), evaluation), rule)
         evaluation = "classical"
     if evaluation not in EVALUATIONS and evaluation != "learned":
         raise ValueError(f"unknown evaluation {evaluation!r}: expected one of "

@@ -150,9 +150,16 @@ class NetworkWeights:
             raise NetworkFileError("embed or conv values too large for int32 arithmetic")
 
 
-def network_file(rule: Rule) -> Path:
-    """Where the package keeps the network trained for ``rule`` (may not exist)."""
-    return _DATA_DIR / f"net_{Rule(rule).name.lower()}.npz"
+#: the networks the package may ship per rule: ``"network"`` (without the spatial step)
+#: and ``"spatial"`` (with it); the evaluation names of :data:`gomoku_engine.eval.EVALUATIONS`
+VARIANTS = ("network", "spatial")
+
+
+def network_file(rule: Rule, variant: str = "network") -> Path:
+    """Where the package keeps the network ``variant`` (:data:`VARIANTS`) trained for
+    ``rule`` (may not exist)."""
+    suffix = "" if variant == "network" else f"_{variant}"
+    return _DATA_DIR / f"net_{Rule(rule).name.lower()}{suffix}.npz"
 
 
 def save_network(path: Path | str, weights: NetworkWeights) -> None:
@@ -219,17 +226,17 @@ def load_network(path: Path | str, rule: Rule | None = None) -> NetworkWeights:
 
 
 @lru_cache(maxsize=None)
-def shipped_network(rule: Rule) -> NetworkWeights:
-    """The network the package ships for ``rule``.
+def shipped_network(rule: Rule, variant: str = "network") -> NetworkWeights:
+    """The network ``variant`` the package ships for ``rule``.
 
     :raises NetworkFileError: if none ships for ``rule`` or its file is damaged.
     """
-    return load_network(network_file(rule), rule)
+    return load_network(network_file(rule, variant), rule)
 
 
-def has_network(rule: Rule) -> bool:
-    """Does the package ship a network for ``rule``?"""
-    return network_file(rule).exists()
+def has_network(rule: Rule, variant: str = "network") -> bool:
+    """Does the package ship the network ``variant`` for ``rule``?"""
+    return network_file(rule, variant).exists()
 
 
 def metadata(weights: NetworkWeights) -> dict:
@@ -298,6 +305,6 @@ def forward(acc: npt.NDArray, mask: npt.NDArray, weights: NetworkWeights
 
 
 __all__ = ["ABSENT", "FORMAT", "NETWORK_SIZE", "NetworkFileError", "NetworkWeights", "QCONV",
-           "QUANT", "ROWS", "STONE_OPP", "STONE_OWN", "TAPS", "accumulators", "forward",
+           "QUANT", "ROWS", "STONE_OPP", "STONE_OWN", "TAPS", "VARIANTS", "accumulators", "forward",
            "has_network", "load_network", "metadata", "network_file", "save_network",
            "shipped_network", "unit_scales", "with_metadata"]

@@ -159,11 +159,11 @@ def unknown_name_line(key: str, name: str, choices: tuple[str, ...]) -> str:
             + f"; {key} unchanged")
 
 
-def network_fallback_line(rule_name: str, width: int, height: int) -> str:
-    """``INFO evaluation network`` where the package has no network for the rule and board
-    (:func:`gomoku_engine.eval.network_available`): the engine plays with the classical
-    evaluation, and says so."""
-    return (f"MESSAGE evaluation network: no network for {rule_name.lower()} on "
+def network_fallback_line(evaluation: str, rule_name: str, width: int, height: int) -> str:
+    """``INFO evaluation network`` (or ``spatial``) where the package has no such network
+    for the rule and board (:func:`gomoku_engine.eval.network_available`): the engine plays
+    with the classical evaluation, and says so."""
+    return (f"MESSAGE evaluation {evaluation}: no network for {rule_name.lower()} on "
             f"{width}x{height}; playing with the classical evaluation")
 
 

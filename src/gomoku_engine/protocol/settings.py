@@ -123,9 +123,10 @@ class Settings:
         engine.set_evaluation(self.evaluation)
         board = engine.board
         square = board.width if board.width == board.height else -1
-        if self.evaluation == "network" and not network_available(self.rule, square):
+        if (self.evaluation in ("network", "spatial")
+                and not network_available(self.rule, square, self.evaluation)):
             self.pending_lines["evaluation fallback"] = network_fallback_line(
-                self.rule.name, board.width, board.height)
+                self.evaluation, self.rule.name, board.width, board.height)
         engine.seed = self.seed
         engine.set_opening_rule(self.opening_rule)
         engine.set_threads(self.threads)
@@ -251,7 +252,7 @@ def apply_info(settings: Settings, rest: str) -> Changed:
 
 
 def _set_name(settings: Settings, key: str, name: str) -> Changed:
-    """``INFO algorithm alphabeta|ga``, ``INFO evaluation classical|network|handset`` or ``INFO
+    """``INFO algorithm alphabeta|ga``, ``INFO evaluation classical|network|spatial|handset`` or ``INFO
     opening none|lin``; an unknown name answers an ``ERROR`` line (as ``INFO param``
     does) and changes nothing."""
     attribute, choices = NAMED_SETTINGS[key]
