@@ -145,10 +145,15 @@ def pack_mlp(weights: NetworkWeights, scale: float) -> npt.NDArray[np.float64]:
     ``Tables.net_mlp`` holds it (the output bias ``b3``, ``scale`` score units per logit,
     ``H``, ``Ds``, ``N_THREATS``, ``bias1``, ``w2`` column by column, ``b2``, ``w3``).
     ``w2`` by columns: each hidden unit's weights lie together, so the kernel's dot
-    products read memory in order and vectorise."""
-    head = np.array([weights.b3, scale, weights.b2.shape[0], weights.spatial, N_THREATS],
+    products read memory in order and vectorise.  A network whose threat-mask weights are
+    all zero (a format-1 file) is packed without them (``N_THREATS`` 0 in the head), so the
+    kernel does not multiply them."""
+    w2 = np.asarray(weights.w2)
+    d = weights.width
+    n_threats = N_THREATS if w2[2 * d:].any() else 0
+    head = np.array([weights.b3, scale, weights.b2.shape[0], weights.spatial, n_threats],
                     np.float64)
-    return np.concatenate([head, weights.bias1, np.ravel(np.asarray(weights.w2).T),
+    return np.concatenate([head, weights.bias1, np.ravel(w2[: 2 * d + 2 * n_threats].T),
                            weights.b2, weights.w3]).astype(np.float64)
 
 
@@ -482,8 +487,9 @@ def _network_logit(acc: Any, threat_count: Any, x: Any, mlp: Any, side: int) -> 
         b = acc[1 - side, k] / unit + mlp[bias1 + k]
         x[k] = a if a > 0.0 else 0.0
         x[d + k] = b if b > 0.0 else 0.0
-    x[2 * d] = 0.0
-    x[2 * d + nt] = 0.0
+    if nt != 0:
+        x[2 * d] = 0.0
+        x[2 * d + nt] = 0.0
     for t in range(1, nt):
         x[2 * d + t] = 1.0 if threat_count[side, t] > 0 else 0.0
         x[2 * d + nt + t] = 1.0 if threat_count[1 - side, t] > 0 else 0.0
