@@ -57,3 +57,29 @@ def test_group_and_serve_both_take_the_evaluation(monkeypatch, args, expected) -
 def test_serve_refuses_an_unknown_evaluation() -> None:
     result = CliRunner().invoke(main, ["serve", "--evaluation", "nosuch"])
     assert result.exit_code == 2 and "nosuch" in result.output
+
+
+@pytest.mark.parametrize("evaluation", ["network", "spatial"])
+def test_a_network_off_its_board_falls_back_to_the_classical_table_and_says_so(evaluation):
+    """The networks are trained on 15x15 freestyle: on 20x20 (or under renju) the engine
+    plays with the classical table and a MESSAGE line says so; on 15x15 freestyle it
+    plays with the network, silently."""
+    from gomoku_engine.engine import Engine
+
+    for size, rule_code, expected in ((15, 0, True), (20, 0, False), (15, 4, False)):
+        settings = Settings()
+        apply_info(settings, f"evaluation {evaluation}")
+        apply_info(settings, f"rule {rule_code}")
+        engine = Engine(size, hash_mb=1)
+        settings.apply_to(engine)
+        has_network = engine.board.tables.net_embed.shape[2] > 0
+        assert has_network == expected, (size, rule_code)
+        line = settings.pending_lines.get("evaluation fallback")
+        if expected:
+            assert line is None
+        else:
+            assert line is not None and line.startswith(f"MESSAGE evaluation {evaluation}: "
+                                                        "no network for")
+            assert "playing with the classical evaluation" in line
+    assert (Engine(15, evaluation="spatial", hash_mb=1).board.tables.net_conv.shape[1] > 0
+            and Engine(15, evaluation="network", hash_mb=1).board.tables.net_conv.shape[1] == 0)
