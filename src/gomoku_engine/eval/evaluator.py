@@ -92,16 +92,20 @@ class EvalTables(NamedTuple):
     net_mlp: npt.NDArray[np.float64]
 
 
-def network_available(rule: Rule, size: int | None = None, variant: str = "network") -> bool:
+def network_available(rule: Rule, width: int | None = None, height: int | None = None,
+                      variant: str = "network") -> bool:
     """Does the evaluation ``variant`` (``"network"`` or ``"spatial"``) play with a network
-    under ``rule`` on a ``size`` board?  The package ships them for freestyle, trained on
-    15x15 (:data:`NETWORK_SIZE`); elsewhere they are the classical evaluation."""
-    return has_network(Rule(rule), variant) and (size is None or size == NETWORK_SIZE)
+    under ``rule`` on a ``width`` x ``height`` board (None: any)?  The package ships them
+    for freestyle, trained on 15x15 (:data:`NETWORK_SIZE`); elsewhere they are the
+    classical evaluation."""
+    on_board = width is None or width == height == NETWORK_SIZE
+    return has_network(Rule(rule), variant) and on_board
 
 
-def eval_tables(rule: Rule, evaluation: str, size: int | None = None) -> EvalTables:
-    """The constant tables of ``evaluation`` under ``rule`` on a ``size`` board (None:
-    any).
+def eval_tables(rule: Rule, evaluation: str, width: int | None = None,
+                height: int | None = None) -> EvalTables:
+    """The constant tables of ``evaluation`` under ``rule`` on a ``width`` x ``height``
+    board (None: any).
 
     ``"network"`` reads the package's network for ``rule`` (:mod:`.network`) and keeps
     the learned classical values for the move order; where :func:`network_available`
@@ -115,7 +119,7 @@ def eval_tables(rule: Rule, evaluation: str, size: int | None = None) -> EvalTab
         network's file is missing or damaged.
     """
     if evaluation in VARIANTS:
-        if network_available(rule, size, evaluation):
+        if network_available(rule, width, height, evaluation):
             return network_tables(shipped_network(Rule(rule), evaluation), rule)
         evaluation = "classical"
     if evaluation not in EVALUATIONS and evaluation != "learned":
@@ -228,6 +232,12 @@ def _has_network(pos: Any) -> bool:
 
 
 @njit(inline="always")
+def _has_spatial(pos: Any) -> bool:
+    """Does this position keep a network with spatial channels (``Ds > 0``)?"""
+    return pos.net_acc.shape[1] != 0 and pos.net_spatial.shape[2] != 0
+
+
+@njit(inline="always")
 def update_point(pos: Any, tab: Any, side: int, cell: int, code: int) -> None:
     """An empty point's patterns for ``side`` (0 black, 1 white) changed to the 4-pattern
     ``code``: its value, the colour's sum and the accumulators follow."""
@@ -253,14 +263,11 @@ def _set_canon(pos: Any, tab: Any, side: int, cell: int, new: int) -> None:
     old = pos.eval_canon[side, cell]
     if old != new:
         pos.eval_canon[side, cell] = new
-        _add_rows(pos.net_acc, tab.net_embed, side, pos.net_spatial.shape[2], new, old)
-
-
-@njit(inline="always")
-def _add_rows(acc: Any, embed: Any, side: int, ds: int, new: int, old: int) -> None:
-    for k in range(ds, acc.shape[1]):
-        acc[side, k] += embed[0, new, k] - embed[0, old, k]
-        acc[1 - side, k] += embed[1, new, k] - embed[1, old, k]
+        embed = tab.net_embed
+        acc = pos.net_acc
+        for k in range(pos.net_spatial.shape[2], acc.shape[1]):
+            acc[side, k] += embed[0, new, k] - embed[0, old, k]
+            acc[1 - side, k] += embed[1, new, k] - embed[1, old, k]
 
 
 @njit(inline="always")
@@ -403,7 +410,7 @@ def defer_network(pos: Any, start: int, end: int, cell_col: int) -> None:
     up at the next evaluation (:func:`sync_network`).  A search evaluates the next sibling
     soon after, and a point both moves changed is then brought from one to the other in
     one step, not back and forth.  Nothing under the classical evaluation."""
-    if _has_network(pos) and pos.net_spatial.shape[2] != 0:
+    if _has_spatial(pos):
         dirty = pos.net_dirty
         mark = pos.net_mark
         for i in range(start, end):
@@ -418,10 +425,10 @@ def defer_network(pos: Any, start: int, end: int, cell_col: int) -> None:
 def sync_network(pos: Any, tab: Any) -> None:
     """Bring the network's state up to the position's stones: the deferred points of moves
     taken back, and the points of the moves played since it was last brought up (the undo
-    log from that ply on).  make_move leaves the network alone and the evaluation calls
-    this, so that a move never evaluated (the threat solvers', a cut-off's) costs the
-    network nothing.  Nothing under the classical evaluation."""
-    if _has_network(pos) and pos.net_spatial.shape[2] != 0:
+    log from that ply on).  make_move keeps only the linear channels and the evaluation
+    calls this, so that a move never evaluated (the threat solvers', a cut-off's) costs
+    the spatial channels nothing.  Nothing without spatial channels."""
+    if _has_spatial(pos):
         synced = pos.state[NET_PLY]
         ply = pos.state[PLY]
         if synced < ply or pos.net_dirty[0] != 0:
@@ -456,7 +463,7 @@ def rebuild_network(pos: Any, tab: Any, stride: int) -> None:
     """The spatial channels' state from scratch, once every point's combinations are set
     (a cleared board): every feature zero, every convolution output its bias, then each
     point refreshed."""
-    if _has_network(pos) and pos.net_spatial.shape[2] != 0:
+    if _has_spatial(pos):
         _rebuild(tab.points, pos.cells, pos.eval_canon, pos.net_rows, pos.net_spatial,
                  pos.net_acc, tab.net_embed, tab.net_conv, stride, pos.net_scratch,
                  pos.net_dirty, pos.net_mark)

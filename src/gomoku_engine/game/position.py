@@ -193,8 +193,7 @@ def make_tables(geometry: Geometry, rule: Rule, evaluation: str | EvalTables = "
         (:class:`gomoku_engine.eval.NetworkFileError`).
     """
     if isinstance(evaluation, str):
-        square = geometry.width if geometry.width == geometry.height else -1
-        evaluation = eval_tables(rule, evaluation, square)
+        evaluation = eval_tables(rule, evaluation, geometry.width, geometry.height)
     threat, foul = class_tables()
     rng = np.random.default_rng(ZOBRIST_SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(3, geometry.n_cells), dtype=np.int64)

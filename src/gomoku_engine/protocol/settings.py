@@ -27,6 +27,7 @@ from ..core.constants import Rule
 from ..core.opening_rules import OPENING_RULES
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, Engine
 from ..eval import DEFAULT_EVALUATION, EVALUATIONS, network_available
+from ..eval.network import VARIANTS
 from ..search.levels import MAX_LEVEL, level_for_strength
 from ..search.params import check_param
 from ..search.timeman import TimeControl
@@ -122,9 +123,9 @@ class Settings:
         engine.set_algorithm(self.algorithm)
         engine.set_evaluation(self.evaluation)
         board = engine.board
-        square = board.width if board.width == board.height else -1
-        if (self.evaluation in ("network", "spatial")
-                and not network_available(self.rule, square, self.evaluation)):
+        if (self.evaluation in VARIANTS
+                and not network_available(self.rule, board.width, board.height,
+                                          self.evaluation)):
             self.pending_lines["evaluation fallback"] = network_fallback_line(
                 self.evaluation, self.rule.name, board.width, board.height)
         engine.seed = self.seed
@@ -252,8 +253,8 @@ def apply_info(settings: Settings, rest: str) -> Changed:
 
 
 def _set_name(settings: Settings, key: str, name: str) -> Changed:
-    """``INFO algorithm alphabeta|ga``, ``INFO evaluation classical|network|spatial|handset`` or ``INFO
-    opening none|lin``; an unknown name answers an ``ERROR`` line (as ``INFO param``
+    """``INFO algorithm alphabeta|ga``, ``INFO evaluation classical|network|spatial|handset``
+    or ``INFO opening none|lin``; an unknown name answers an ``ERROR`` line (as ``INFO param``
     does) and changes nothing."""
     attribute, choices = NAMED_SETTINGS[key]
     settings.pending_lines.pop(key, None)
