@@ -33,6 +33,8 @@ from pathlib import Path
 import click
 
 REPO = Path(__file__).resolve().parent.parent
+#: ``bench --evaluation`` names (a revision that lacks one fails its bench with a message)
+EVALUATIONS = ("classical", "network", "spatial", "handset")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gomoku-engine" / "ab"
 
 
@@ -100,9 +102,9 @@ def run_once(root: Path, depth: int, evaluation: str | None) -> tuple[int, int, 
                    "included].")
 @click.option("--depth", type=click.IntRange(1, 30), default=14, show_default=True)
 @click.option("--pairs", type=click.IntRange(1, 100), default=5, show_default=True)
-@click.option("--evaluation", type=click.Choice(["classical", "network", "handset"]),
+@click.option("--evaluation", type=click.Choice(EVALUATIONS),
               default=None, help="Evaluation of both sides [default: each side's default].")
-@click.option("--evaluation-a", type=click.Choice(["classical", "network", "handset"]),
+@click.option("--evaluation-a", type=click.Choice(EVALUATIONS),
               default=None, help="Evaluation of side A alone (the network's speed against "
                                  "the classical: REV the same as --a).")
 def main(rev: str, rev_a: str | None, depth: int, pairs: int, evaluation: str | None,

@@ -37,13 +37,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..core.constants import EVAL_LIMIT, N_THREATS, WALL, Rule
+from ..core.constants import EVAL_LIMIT, N_THREATS, Rule
 from ..core.jit import njit
 from .classical import (
     DEFENCE_DIV, DEFENCE_NUM, EVAL_DIV, EVAL_OPP, EVAL_OWN, canon_table, combination_tables,
 )
-from .network import (ABSENT, NETWORK_SIZE, QCONV, QUANT, ROWS, STONE_OPP, STONE_OWN, TAPS,
-                      VARIANTS, NetworkWeights, has_network, shipped_network)
+from .network import (ABSENT, NETWORK_SIZE, OUTPUT_BOUND, QCONV, QUANT, ROWS, STONE_OPP,
+                      STONE_OWN, VARIANTS, NetworkWeights, has_network, shipped_network)
 from .win_rate import sigmoid_scale
 
 #: ``Position.state`` index of the side to move (1 black, 2 white), as in
@@ -66,6 +66,8 @@ EVALUATIONS = ("classical", "network", "spatial", "handset")
 #: the evaluation an engine plays with unless told otherwise
 DEFAULT_EVALUATION = "classical"
 
+#: an int32 zero, so that the convolution's ReLUs stay in int32 (:func:`_refresh_point`)
+_ZERO = np.int32(0)
 #: columns of one ``Position.undo`` row the evaluation uses: a point's two values and its
 #: two canonical combinations
 EVAL_UNDO_FIELDS = 4
@@ -82,7 +84,10 @@ class EvalTables(NamedTuple):
     net_canon: npt.NDArray[np.int16]
     #: int32[2, ROWS, D] the network's embeddings (D = 0: the classical evaluation)
     net_embed: npt.NDArray[np.int32]
-    #: int32[TAPS + 1, Ds] the convolution's taps, then its bias
+    #: int32[4, 6 Ds] the convolution (:func:`conv_rows`): per row of the 3x3 square
+    #: around a point whose features changed (above, its own, below), the taps by which
+    #: the square's three points of that row read it, laid out as those points' outputs
+    #: are in ``Position.net_spatial``; then the bias in ``[3, :Ds]``
     net_conv: npt.NDArray[np.int32]
     #: float64[5 + D + (2D + 2 N_THREATS + 2) H]: the MLP in one array (:func:`pack_mlp`):
     #: the output bias (logit), the score units per logit, H, Ds, N_THREATS, then bias1[D],
@@ -127,7 +132,7 @@ def eval_tables(rule: Rule, evaluation: str, width: int | None = None,
                          + ", ".join(EVALUATIONS))
     values = combination_tables(rule, evaluation)[1]
     return EvalTables(values, canon_table(), np.zeros((2, ROWS, 0), np.int32),
-                      np.zeros((TAPS + 1, 0), np.int32), np.zeros(_MLP_HEAD, np.float64))
+                      np.zeros((4, 0), np.int32), np.zeros(_MLP_HEAD, np.float64))
 
 
 def network_tables(weights: NetworkWeights, rule: Rule) -> EvalTables:
@@ -135,9 +140,27 @@ def network_tables(weights: NetworkWeights, rule: Rule) -> EvalTables:
     and training), with the classical values of ``rule`` for the move order."""
     weights.check()
     return EvalTables(combination_tables(rule, "classical")[1], canon_table(),
-                      np.ascontiguousarray(weights.embed, np.int32),
-                      np.ascontiguousarray(np.vstack([weights.conv, weights.conv_bias]), np.int32),
+                      np.ascontiguousarray(weights.embed, np.int32), conv_rows(weights),
                       pack_mlp(weights, sigmoid_scale(Rule(rule))))
+
+
+def conv_rows(weights: NetworkWeights) -> npt.NDArray[np.int32]:
+    """``int32[4, 6 Ds]``: the convolution of ``weights`` as ``Tables.net_conv`` holds it.
+    Row ``r`` (0 above, 1 level with, 2 below a point whose features changed) gives, for
+    each of the three points of that row (left to right), both perspectives' Ds taps by
+    which that point reads the changed one, laid out as the three points' outputs lie in
+    ``Position.net_spatial`` (point, perspective, channel): one update of a row is one
+    loop over ``6 Ds`` consecutive values, which LLVM vectorises.  Row 3 holds the bias
+    in its first Ds values."""
+    ds = weights.spatial
+    rows = np.zeros((4, 3, 2, ds), np.int32)
+    for r in range(3):
+        for j in range(3):
+            # the point (dy, dx) = (r - 1, j - 1) from the changed one reads it through
+            # the tap at (-dy, -dx) from its centre: tap index 3 (1 - dy) + (1 - dx)
+            rows[r, j, :, :] = weights.conv[3 * (2 - r) + 2 - j]
+    rows[3, 0, 0, :] = weights.conv_bias
+    return rows.reshape(4, 6 * ds)
 
 
 #: ``Tables.net_mlp``'s head: the output bias, the scale, H, Ds, N_THREATS
@@ -187,14 +210,18 @@ class EvalState(NamedTuple):
     #: int16[2, n_cells, 2] the two embedding rows of each point's features per
     #: perspective colour (ABSENT, ABSENT: zero, as off the board)
     net_rows: npt.NDArray[np.int16]
-    #: int32[2, n_cells, Ds] the convolution's output at each point, bias included
+    #: int32[n_cells * 2 * Ds] the convolution's output at each point, bias included:
+    #: point ``cell``'s for perspective ``c``, channel ``k`` at ``(2 cell + c) Ds + k``;
+    #: off the board held below ``-OUTPUT_BOUND``, so never rectified above zero (the
+    #: updates then need no test of the board's edge)
     net_spatial: npt.NDArray[np.int32]
     net_acc: npt.NDArray[np.int64]  #: int64[2, D] the accumulator of each perspective
     #: int64[plies + 1, 2, D] the linear channels of net_acc before each ply
     net_stack: npt.NDArray[np.int64]
     #: float64[2D + 2 N_THREATS] scratch: the hidden layer's inputs
     net_x: npt.NDArray[np.float64]
-    #: int32[2, Ds] scratch of the refresh: a point's rectified change, the sums' change
+    #: int32[2, 6 Ds] scratch of the refresh: a point's rectified change (both
+    #: perspectives, three times over), the rectified outputs' change along a row
     net_scratch: npt.NDArray[np.int32]
     #: int32[n_cells + 1] the deferred points (their number first): points of moves taken
     #: back whose state the next evaluation brings up (:func:`defer_network`)
@@ -205,14 +232,14 @@ class EvalState(NamedTuple):
 def new_eval_state(n_cells: int, plies: int, tables: Any) -> EvalState:
     """The evaluation's incremental arrays for a board of ``n_cells`` padded cells and at
     most ``plies`` moves, under ``tables`` (a ``Tables`` or :class:`EvalTables`), zeroed."""
-    d, ds = tables.net_embed.shape[2], tables.net_conv.shape[1]
+    d, ds = tables.net_embed.shape[2], tables.net_conv.shape[1] // 6
     return EvalState(np.zeros((2, n_cells), np.int32), np.zeros(2, np.int64),
                      np.full((2, n_cells), ABSENT, np.int16),
                      np.full((2, n_cells if d else 0, 2), ABSENT, np.int16),
-                     np.zeros((2, n_cells if d else 0, ds), np.int32),
+                     np.zeros(n_cells * 2 * ds if d else 0, np.int32),
                      np.zeros((2, d), np.int64), np.zeros((plies + 1, 2, d), np.int64),
                      np.zeros(2 * d + 2 * N_THREATS if d else 0, np.float64),
-                     np.zeros((2, ds), np.int32), np.zeros(n_cells + 1 if d else 0, np.int32),
+                     np.zeros((2, 6 * ds), np.int32), np.zeros(n_cells + 1 if d else 0, np.int32),
                      np.zeros(n_cells if d else 0, np.int8))
 
 
@@ -234,7 +261,13 @@ def _has_network(pos: Any) -> bool:
 @njit(inline="always")
 def _has_spatial(pos: Any) -> bool:
     """Does this position keep a network with spatial channels (``Ds > 0``)?"""
-    return pos.net_acc.shape[1] != 0 and pos.net_spatial.shape[2] != 0
+    return pos.net_acc.shape[1] != 0 and pos.net_spatial.shape[0] != 0
+
+
+@njit(inline="always")
+def _spatial_width(pos: Any) -> int:
+    """``Ds``: the accumulators' channels that go through the convolution (the first)."""
+    return pos.net_scratch.shape[1] // 6
 
 
 @njit(inline="always")
@@ -265,7 +298,7 @@ def _set_canon(pos: Any, tab: Any, side: int, cell: int, new: int) -> None:
         pos.eval_canon[side, cell] = new
         embed = tab.net_embed
         acc = pos.net_acc
-        for k in range(pos.net_spatial.shape[2], acc.shape[1]):
+        for k in range(_spatial_width(pos), acc.shape[1]):
             acc[side, k] += embed[0, new, k] - embed[0, old, k]
             acc[1 - side, k] += embed[1, new, k] - embed[1, old, k]
 
@@ -278,7 +311,7 @@ def place_stone(pos: Any, tab: Any, side: int) -> None:
     if _has_network(pos):
         embed = tab.net_embed
         acc = pos.net_acc
-        for k in range(pos.net_spatial.shape[2], acc.shape[1]):
+        for k in range(_spatial_width(pos), acc.shape[1]):
             acc[side, k] += embed[0, STONE_OWN, k]
             acc[1 - side, k] += embed[0, STONE_OPP, k]
 
@@ -322,7 +355,7 @@ def save_state(pos: Any, row: Any, col: int) -> None:
     row[col + 1] = pos.eval_sum[1]
     ply = pos.state[PLY]
     for side in range(2):  # loops, not slices: the search's kernels run without numba's NRT
-        for k in range(pos.net_spatial.shape[2], pos.net_acc.shape[1]):
+        for k in range(_spatial_width(pos), pos.net_acc.shape[1]):
             pos.net_stack[ply, side, k] = pos.net_acc[side, k]
 
 
@@ -334,7 +367,7 @@ def restore_state(pos: Any, row: Any, col: int, ply: int) -> None:
     pos.eval_sum[0] = row[col]
     pos.eval_sum[1] = row[col + 1]
     for side in range(2):
-        for k in range(pos.net_spatial.shape[2], pos.net_acc.shape[1]):
+        for k in range(_spatial_width(pos), pos.net_acc.shape[1]):
             pos.net_acc[side, k] = pos.net_stack[ply, side, k]
 
 
@@ -345,11 +378,16 @@ def _refresh_point(cell: int, cells: Any, canon: Any, rows: Any, spatial: Any, a
     the convolution's outputs at the nine points around it and their rectified sums
     (:mod:`.network`).  A point's features are two rows of the embeddings, kept in
     ``rows``; when neither changed there is nothing to do (a point logged twice, or
-    changed and changed back)."""
-    # unsigned indices: numba then emits no wrap-around of negative ones, and LLVM
-    # vectorises the channel loops
-    ds = np.uint64(spatial.shape[2])
+    changed and changed back).  The square's three rows are three runs of ``6 Ds``
+    consecutive outputs (:func:`conv_rows`), each updated in one loop that LLVM
+    vectorises; off-board outputs take the update too and stay below zero."""
+    # unsigned indices (each product of two np.uint64: numba types a literal times one as
+    # int64): numba then emits no wrap-around of negative ones, and LLVM vectorises
+    ds = np.uint64(conv.shape[1] // 6)
+    w = np.uint64(2) * ds  # one point's outputs, both perspectives
+    width = np.uint64(3) * w  # a row of the square
     stone = cells[cell]
+    changed = False
     for c in range(2):
         if stone == 0:
             own = np.uint64(canon[c, cell])
@@ -359,31 +397,41 @@ def _refresh_point(cell: int, cells: Any, canon: Any, rows: Any, spatial: Any, a
             other = np.uint64(ABSENT)
         own_old = np.uint64(rows[c, cell, 0])
         other_old = np.uint64(rows[c, cell, 1])
+        at = np.uint64(c) * ds
         if own == own_old and other == other_old:
+            for k in range(ds):
+                scratch[0, at + k] = 0
             continue
+        changed = True
         rows[c, cell, 0] = own
         rows[c, cell, 1] = other
-        cu = np.uint64(c)
         # no views of the arrays here: a view costs a reference count taken and dropped
         for k in range(ds):
-            new = embed[0, own, k] + embed[1, other, k]
-            old = embed[0, own_old, k] + embed[1, other_old, k]
-            scratch[0, k] = max(new, 0) - max(old, 0)
-            scratch[1, k] = 0
-        for t in range(TAPS):
-            # the point whose tap t reads this one: TAPS - 1 - t away from it
-            q = cell + (1 - t // 3) * stride + 1 - t % 3
-            if cells[q] == WALL:
-                continue
-            qu = np.uint64(q)
-            tu = np.uint64(t)
-            for k in range(ds):
-                before = spatial[cu, qu, k]
-                after = before + conv[tu, k] * scratch[0, k]
-                spatial[cu, qu, k] = after
-                scratch[1, k] += max(after, 0) - max(before, 0)
+            new = np.int32(embed[0, own, k] + embed[1, other, k])
+            old = np.int32(embed[0, own_old, k] + embed[1, other_old, k])
+            scratch[0, at + k] = ((new if new > _ZERO else _ZERO)
+                                  - (old if old > _ZERO else _ZERO))
+    if not changed:
+        return
+    for m in range(w, width):
+        scratch[0, m] = scratch[0, m - w]
+    for m in range(width):
+        scratch[1, m] = 0
+    for r in range(3):
+        base = np.uint64(cell + (r - 1) * stride - 1) * w
+        ru = np.uint64(r)
+        for m in range(width):
+            before = spatial[base + m]
+            # int32 throughout (numba would widen the product and the ReLUs to int64,
+            # which LLVM leaves scalar); the outputs' bound keeps them exact
+            after = np.int32(before + conv[ru, m] * scratch[0, m])
+            spatial[base + m] = after
+            scratch[1, m] += (after if after > _ZERO else _ZERO) - (before if before > _ZERO
+                                                                   else _ZERO)
+    for c in range(2):
         for k in range(ds):
-            acc[cu, k] += scratch[1, k]
+            m = np.uint64(c) * ds + k
+            acc[c, k] += scratch[1, m] + scratch[1, m + w] + scratch[1, m + np.uint64(2) * w]
 
 
 @njit
@@ -445,14 +493,14 @@ def _rebuild(points: Any, cells: Any, canon: Any, rows: Any, spatial: Any, acc: 
     rows[:] = ABSENT  # both rows absent: every feature zero
     dirty[0] = 0
     mark[:] = 0
-    ds = spatial.shape[2]
+    ds = conv.shape[1] // 6
     acc[:, :ds] = 0  # the linear channels were summed as the points were added
-    spatial[:] = 0
+    spatial[:] = -2 * OUTPUT_BOUND  # off the board: never above zero
     for cell in points:
         for c in range(2):
             for k in range(ds):
-                b = conv[TAPS, k]
-                spatial[c, cell, k] = b
+                b = conv[3, k]
+                spatial[(2 * cell + c) * ds + k] = b
                 acc[c, k] += max(b, 0)
     for cell in points:
         _refresh_point(cell, cells, canon, rows, spatial, acc, embed, conv, stride, scratch)
@@ -461,8 +509,8 @@ def _rebuild(points: Any, cells: Any, canon: Any, rows: Any, spatial: Any, acc: 
 @njit(inline="always")
 def rebuild_network(pos: Any, tab: Any, stride: int) -> None:
     """The spatial channels' state from scratch, once every point's combinations are set
-    (a cleared board): every feature zero, every convolution output its bias, then each
-    point refreshed."""
+    (a cleared board): every feature zero, every convolution output its bias (off the
+    board ``-2 OUTPUT_BOUND``), then each point refreshed."""
     if _has_spatial(pos):
         _rebuild(tab.points, pos.cells, pos.eval_canon, pos.net_rows, pos.net_spatial,
                  pos.net_acc, tab.net_embed, tab.net_conv, stride, pos.net_scratch,

@@ -69,6 +69,9 @@ QUANT = 4096
 QCONV = 256
 #: taps of the 3x3 convolution
 TAPS = 9
+#: a bound on a convolution output's magnitude (int32 units, :meth:`NetworkWeights.check`):
+#: the engine holds the outputs of points off the board below ``-OUTPUT_BOUND``
+OUTPUT_BOUND = 1 << 29
 #: the board the shipped networks are trained on; other sizes fall back to the classical
 #: evaluation (:func:`gomoku_engine.eval.eval_tables`)
 NETWORK_SIZE = 15
@@ -141,12 +144,13 @@ class NetworkWeights:
         if (e[:, ABSENT] != 0).any() or (e[1, STONE_OWN:] != 0).any():
             raise NetworkFileError("the absent rows of embed must be zero")
         # a point's feature sums two rows and a convolution output nine of them times a
-        # weight, plus its bias: all in int32; an accumulator sums at most 1024 of them
-        # (32x32 board) in int64
+        # weight, plus its bias: all in int32, below OUTPUT_BOUND so that the engine's
+        # off-board outputs (held near -2 OUTPUT_BOUND) stay negative; an accumulator sums
+        # at most 1024 of them (32x32 board) in int64
         feature = 2 * int(np.abs(e.astype(np.int64)).max())
         conv = int(np.abs(self.conv.astype(np.int64)).sum(axis=0).max()) if ds else 0
         bias = int(np.abs(self.conv_bias.astype(np.int64)).max()) if ds else 0
-        if feature >= 2**31 or feature * conv + bias >= 2**31:
+        if feature >= OUTPUT_BOUND or feature * conv + bias >= OUTPUT_BOUND:
             raise NetworkFileError("embed or conv values too large for int32 arithmetic")
 
 
