@@ -91,7 +91,7 @@ class EvalTables(NamedTuple):
     net_conv: npt.NDArray[np.int32]
     #: float64[5 + D + (2D + 2 N_THREATS + 2) H]: the MLP in one array (:func:`pack_mlp`):
     #: the output bias (logit), the score units per logit, H, Ds, N_THREATS, then bias1[D],
-    #: w2's H columns one after the other (each 2D + 2 N_THREATS long), b2[H], w3[H].  One
+    #: w2's rows one after the other (2D + 2 N_THREATS of them, each H long), b2[H], w3[H].  One
     #: array, not six: every call between kernels passes each array of ``Tables``, and the
     #: classical search pays for the network's arrays in each call
     net_mlp: npt.NDArray[np.float64]
@@ -165,22 +165,25 @@ def conv_rows(weights: NetworkWeights) -> npt.NDArray[np.int32]:
 
 #: ``Tables.net_mlp``'s head: the output bias, the scale, H, Ds, N_THREATS
 _MLP_HEAD = 5
+#: the value of one unit of the accumulators' spatial and linear channels
+_SPATIAL_UNIT = 1.0 / (QUANT * QCONV)
+_LINEAR_UNIT = 1.0 / QUANT
 
 
 def pack_mlp(weights: NetworkWeights, scale: float) -> npt.NDArray[np.float64]:
     """``float64[5 + D + (2D + 2 N_THREATS + 2) H]``: the MLP of ``weights`` as
     ``Tables.net_mlp`` holds it (the output bias ``b3``, ``scale`` score units per logit,
-    ``H``, ``Ds``, ``N_THREATS``, ``bias1``, ``w2`` column by column, ``b2``, ``w3``).
-    ``w2`` by columns: each hidden unit's weights lie together, so the kernel's dot
-    products read memory in order and vectorise.  A network whose threat-mask weights are
-    all zero (a format-1 file) is packed without them (``N_THREATS`` 0 in the head), so the
-    kernel does not multiply them."""
+    ``H``, ``Ds``, ``N_THREATS``, ``bias1``, ``w2`` row by row, ``b2``, ``w3``).
+    ``w2`` by rows: each input's weights lie together, so the kernel adds an input to the
+    hidden layer in one vectorised loop, and skips the inputs that are zero.  A network
+    whose threat-mask weights are all zero (a format-1 file) is packed without them
+    (``N_THREATS`` 0 in the head), so the kernel does not read them."""
     w2 = np.asarray(weights.w2)
     d = weights.width
     n_threats = N_THREATS if w2[2 * d:].any() else 0
     head = np.array([weights.b3, scale, weights.b2.shape[0], weights.spatial, n_threats],
                     np.float64)
-    return np.concatenate([head, weights.bias1, np.ravel(w2[: 2 * d + 2 * n_threats].T),
+    return np.concatenate([head, weights.bias1, np.ravel(w2[: 2 * d + 2 * n_threats]),
                            weights.b2, weights.w3]).astype(np.float64)
 
 
@@ -218,7 +221,7 @@ class EvalState(NamedTuple):
     net_acc: npt.NDArray[np.int64]  #: int64[2, D] the accumulator of each perspective
     #: int64[plies + 1, 2, D] the linear channels of net_acc before each ply
     net_stack: npt.NDArray[np.int64]
-    #: float64[2D + 2 N_THREATS] scratch: the hidden layer's inputs
+    #: float64[H] scratch: the hidden layer
     net_x: npt.NDArray[np.float64]
     #: int32[2, 6 Ds] scratch of the refresh: a point's rectified change (both
     #: perspectives, three times over), the rectified outputs' change along a row
@@ -238,7 +241,7 @@ def new_eval_state(n_cells: int, plies: int, tables: Any) -> EvalState:
                      np.full((2, n_cells if d else 0, 2), ABSENT, np.int16),
                      np.zeros(n_cells * 2 * ds if d else 0, np.int32),
                      np.zeros((2, d), np.int64), np.zeros((plies + 1, 2, d), np.int64),
-                     np.zeros(2 * d + 2 * N_THREATS if d else 0, np.float64),
+                     np.zeros(int(tables.net_mlp[2]) if d else 0, np.float64),
                      np.zeros((2, 6 * ds), np.int32), np.zeros(n_cells + 1 if d else 0, np.int32),
                      np.zeros(n_cells if d else 0, np.int8))
 
@@ -518,44 +521,48 @@ def rebuild_network(pos: Any, tab: Any, stride: int) -> None:
 
 
 @njit(fastmath=True)
-def _network_logit(acc: Any, threat_count: Any, x: Any, mlp: Any, side: int) -> float:
+def _network_logit(acc: Any, threat_count: Any, hidden: Any, mlp: Any, side: int) -> float:
     """The network's logit of ``side``'s win with ``side`` to move
     (:func:`gomoku_engine.eval.network.forward`), from the accumulators ``acc``
     (int64[2, D]), the threat classes' counts (int32[2, N_THREATS]) and the MLP packed in
-    ``mlp`` (:func:`pack_mlp`); ``x`` (float64[2D + 2 N_THREATS]) is scratch.  Takes the
-    network's arrays alone, not the position's tuples: a call with every array of
-    ``Position`` and ``Tables`` cost more than this MLP's arithmetic.  ``fastmath``: the
-    sums may be reordered, so that LLVM vectorises the dot products (the result moves in
-    the last bits; the tests hold it to the numpy forward pass)."""
+    ``mlp`` (:func:`pack_mlp`); ``hidden`` (float64[H]) is scratch.  Takes the network's
+    arrays alone, not the position's tuples: a call with every array of ``Position`` and
+    ``Tables`` cost more than this MLP's arithmetic.
+
+    The hidden layer is summed input by input, each a vectorised add of its row of
+    ``w2`` times its value, and only for the inputs that are not zero: about half of the
+    rectified accumulators and most of the threat mask.  ``fastmath``: the sums may be
+    reordered (the result moves in the last bits; the tests hold it to the numpy forward
+    pass)."""
     d = acc.shape[1]
     h = int(mlp[2])
     ds = int(mlp[3])
     nt = int(mlp[4])
-    n_in = 2 * d + 2 * nt
     bias1 = _MLP_HEAD
     w2 = bias1 + d
-    b2 = w2 + n_in * h
+    b2 = w2 + (2 * d + 2 * nt) * h
     w3 = b2 + h
+    for j in range(h):
+        hidden[j] = mlp[b2 + j]
     for k in range(d):
-        unit = QUANT * QCONV if k < ds else QUANT
-        a = acc[side, k] / unit + mlp[bias1 + k]
-        b = acc[1 - side, k] / unit + mlp[bias1 + k]
-        x[k] = a if a > 0.0 else 0.0
-        x[d + k] = b if b > 0.0 else 0.0
-    if nt != 0:
-        x[2 * d] = 0.0
-        x[2 * d + nt] = 0.0
-    for t in range(1, nt):
-        x[2 * d + t] = 1.0 if threat_count[side, t] > 0 else 0.0
-        x[2 * d + nt + t] = 1.0 if threat_count[1 - side, t] > 0 else 0.0
+        # the accumulators' units are powers of two: a product, exact, not a division
+        unit = _SPATIAL_UNIT if k < ds else _LINEAR_UNIT
+        for p in range(2):
+            value = acc[side if p == 0 else 1 - side, k] * unit + mlp[bias1 + k]
+            if value > 0.0:
+                row = w2 + (p * d + k) * h
+                for j in range(h):
+                    hidden[j] += value * mlp[row + j]
+    for t in range(1, nt):  # class 0 (none) is never an input
+        for p in range(2):
+            if threat_count[side if p == 0 else 1 - side, t] > 0:
+                row = w2 + (2 * d + p * nt + t) * h
+                for j in range(h):
+                    hidden[j] += mlp[row + j]
     logit = mlp[0]
     for j in range(h):
-        hidden = mlp[b2 + j]
-        column = w2 + j * n_in
-        for k in range(n_in):
-            hidden += x[k] * mlp[column + k]
-        if hidden > 0.0:
-            logit += hidden * mlp[w3 + j]
+        if hidden[j] > 0.0:
+            logit += hidden[j] * mlp[w3 + j]
     return logit
 
 
