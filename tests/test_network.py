@@ -66,15 +66,16 @@ def reference_accumulators(board: Board, weights: NetworkWeights,
     return accumulators(own, other, board.width, weights)[0]
 
 
-@pytest.mark.parametrize("size", [9, 15, 20])
+@pytest.mark.parametrize("size,ds", [(9, 4), (15, 4), (20, 4), (15, 0)])
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
 def test_the_incremental_state_equals_a_recomputation_after_random_moves_and_takebacks(
-        rule, size):
+        rule, size, ds):
     """Random make/unmake sequences: the kept accumulators (the convolution's rectified
     outputs and the linear sums) equal, exactly, those of a board built afresh with the
     same stones and those recomputed in numpy, at every fourth step from the reference
-    classifier's combinations; the kernel's score equals the numpy forward pass."""
-    weights = random_weights(rule, seed=int(rule) + size)
+    classifier's combinations; the kernel's score equals the numpy forward pass.  Also
+    for a network without spatial channels (``ds`` 0, as a format-1 file)."""
+    weights = random_weights(rule, ds=ds, seed=int(rule) + size)
     tables = network_tables(weights, rule)
     rng = np.random.default_rng(int(rule) * 31 + size)
     board = Board(size, rule=rule, evaluation=tables)
@@ -95,7 +96,8 @@ def test_the_incremental_state_equals_a_recomputation_after_random_moves_and_tak
         if step % 3 == 0:
             continue  # the network's state left behind, to follow several moves at once
         sync_network(board.position, board.tables)
-        assert board.position.state[NET_PLY] == board.ply
+        # the spatial channels are brought up lazily, the linear ones at every move
+        assert board.position.state[NET_PLY] == (board.ply if ds else 0)
         assert (board.position.net_acc == fresh.position.net_acc).all()
         assert (board.position.net_spatial == fresh.position.net_spatial).all()
         canon = reference_canon(board) if step % 4 == 0 else None
