@@ -32,9 +32,10 @@ from pathlib import Path
 
 import click
 
+# the package's evaluation names (a revision that lacks one fails its bench with a message)
+from gomoku_engine.cli.group import EVALUATION_CHOICE
+
 REPO = Path(__file__).resolve().parent.parent
-#: ``bench --evaluation`` names (a revision that lacks one fails its bench with a message)
-EVALUATIONS = ("classical", "network", "spatial", "handset")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gomoku-engine" / "ab"
 
 
@@ -102,9 +103,9 @@ def run_once(root: Path, depth: int, evaluation: str | None) -> tuple[int, int, 
                    "included].")
 @click.option("--depth", type=click.IntRange(1, 30), default=14, show_default=True)
 @click.option("--pairs", type=click.IntRange(1, 100), default=5, show_default=True)
-@click.option("--evaluation", type=click.Choice(EVALUATIONS),
+@click.option("--evaluation", type=EVALUATION_CHOICE,
               default=None, help="Evaluation of both sides [default: each side's default].")
-@click.option("--evaluation-a", type=click.Choice(EVALUATIONS),
+@click.option("--evaluation-a", type=EVALUATION_CHOICE,
               default=None, help="Evaluation of side A alone (the network's speed against "
                                  "the classical: REV the same as --a).")
 def main(rev: str, rev_a: str | None, depth: int, pairs: int, evaluation: str | None,

@@ -8,8 +8,8 @@ import click
 
 from ..core.notation import format_pair, format_point, format_score, parse_moves
 from .group import (
-    ALGORITHM_CHOICE, ALGORITHM_HELP, EVALUATION_OPTION, LEVEL_HELP, PARAM_OPTION, RULE_CHOICE,
-    RULES, main, serve,
+    ALGORITHM_CHOICE, ALGORITHM_HELP, EVALUATION_CHOICE, EVALUATION_OPTION, LEVEL_HELP,
+    PARAM_OPTION, RULE_CHOICE, RULES, main, serve,
 )
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def warmup(everything: bool, chosen: tuple[str, ...]) -> None:
 @click.option("--warmup", "warm_first", is_flag=True,
               help="First compile (or load) the kernels a game needs, as `warmup` does, and "
                    "print its time (one process for both: a cluster worker's check).")
-@click.option("--evaluation", type=click.Choice(["classical", "network", "spatial", "handset"]),
+@click.option("--evaluation", type=EVALUATION_CHOICE,
               default=None, help="Static evaluation [default: the engine's default].")
 @click.option("--check", is_flag=True,
               help="The speed check: the bench's nodes per CPU second at depth 14 over "

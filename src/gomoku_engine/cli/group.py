@@ -56,12 +56,14 @@ PARAM_OPTION = click.option(
     help="Set one of the search's tunables (repeatable; `gomoku-engine tune --list` names "
          "them), as INFO param does; no recompiling.")
 
-#: ``--evaluation`` of the group and of ``serve``: one owner, so both take the same names
+#: the ``--evaluation`` names of every command: one owner, so all take the same names
 #: (:data:`gomoku_engine.eval.EVALUATIONS`, spelled out here: importing the evaluation
 #: loads numba, which every command would then pay for at start-up; a test checks they
-#: agree); ``serve``'s overrides the group's
+#: agree)
+EVALUATION_CHOICE = click.Choice(["classical", "network", "spatial", "handset"])
+#: ``--evaluation`` of the group and of ``serve`` (``serve``'s overrides the group's)
 EVALUATION_OPTION = click.option(
-    "--evaluation", type=click.Choice(["classical", "network", "spatial", "handset"]), default=None,
+    "--evaluation", type=EVALUATION_CHOICE, default=None,
     help="Static evaluation when serving the protocol, as INFO evaluation sets it (which "
          "overrides it) [default: the engine's default].")
 

@@ -225,5 +225,4 @@ def parse_search_line(line: str) -> SearchLine | None:
 __all__ = ["KERNEL_FREE_MARK", "PV_SHOWN", "SearchLine", "balance_line", "engine_info_lines",
            "ignored_info_line", "is_kernel_free_line", "iteration_line", "kernel_free_line",
            "max_hash_size", "multipv_line", "network_fallback_line", "parse_search_line",
-           "realtime_lines",
-           "result_line", "score_text", "swap2_line", "unknown_name_line"]
+           "realtime_lines", "result_line", "score_text", "swap2_line", "unknown_name_line"]
