@@ -31,7 +31,8 @@ from gomoku_engine.search.kernel_free import kernel_free_move
 SIZE = 9  # small: random games reach fives, full lines and renju fouls in a few stones
 #: the arrays that hold the position itself (the stacks are compared up to the ply)
 _STATE = ("cells", "keys", "patterns", "threat", "eval_value", "foul", "maybe_foul", "near",
-          "threat_count", "eval_sum", "eval_canon", "net_acc", "window_count", "state", "key")
+          "threat_count", "eval_sum", "eval_canon", "net_acc", "net_linear", "window_count",
+          "state", "key")
 
 
 def assert_same_position(board: Board, fresh: Board) -> None:

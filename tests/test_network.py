@@ -9,7 +9,8 @@ import pytest
 from gomoku_engine.core.constants import BLACK, EMPTY, Rule
 from gomoku_engine.engine import Engine, Limits
 from gomoku_engine.eval import (
-    NetworkFileError, evaluate, network_scale, network_tables, sync_network,
+    NetworkFileError, evaluate, network_accumulators, network_scale, network_tables,
+    sync_network,
 )
 from gomoku_engine.eval.classical import canon_table, reference_point_patterns
 from gomoku_engine.eval.network import (
@@ -98,12 +99,13 @@ def test_the_incremental_state_equals_a_recomputation_after_random_moves_and_tak
         sync_network(board.position, board.tables)
         # the spatial channels are brought up lazily, the linear ones at every move
         assert board.position.state[NET_PLY] == (board.ply if ds else 0)
-        assert (board.position.net_acc == fresh.position.net_acc).all()
+        kept = network_accumulators(board.position)
+        assert (kept == network_accumulators(fresh.position)).all()
         assert (board.position.net_spatial == fresh.position.net_spatial).all()
         canon = reference_canon(board) if step % 4 == 0 else None
-        assert (reference_accumulators(board, weights, canon) == board.position.net_acc).all()
+        assert (reference_accumulators(board, weights, canon) == kept).all()
         us = board.to_move - 1
-        acc = board.position.net_acc[[us, 1 - us]]
+        acc = kept[[us, 1 - us]]
         mask = threat_inputs(threat_mask(board)[None], np.array([board.to_move]))[0]
         expected = forward(acc, mask, weights) * network_scale(tables)
         assert abs(evaluate(board.position, board.tables) - expected) <= 0.5 + 1e-6
@@ -138,7 +140,8 @@ def test_symmetric_positions_get_the_same_features_and_a_point_wise_net_the_same
         sync_network(board.position, board.tables)
         sync_network(image.position, image.tables)
         assert (position_arrays(image)[1] == image_canon[0]).all(), sym
-        assert (image.position.net_acc == board.position.net_acc).all(), sym
+        assert (network_accumulators(image.position)
+                == network_accumulators(board.position)).all(), sym
         assert evaluate(image.position, image.tables) == value
 
 
@@ -219,6 +222,24 @@ def test_weights_file_round_trip_and_clear_errors(tmp_path):
     with pytest.raises(NetworkFileError, match="w2 has shape"):
         save_network(tmp_path / "bad.npz", bad)
     assert not (tmp_path / "bad.npz").exists()
+
+
+def test_a_network_whose_linear_sums_could_overflow_int32_is_refused():
+    """The linear channels are summed in int32 over at most 32x32 points: an embedding
+    whose two rows could reach 2**31 / 1024 is refused, one just below it is not."""
+    weights = random_weights(ds=0)
+    limit = 2**31 // (32 * 32) // 2  # a point's feature sums two rows
+    for value, refused in ((limit, True), (limit - 1, False)):
+        embed = weights.embed.copy()
+        embed[0, 5, 0] = value
+        embed[1, 5, 0] = -value
+        big = NetworkWeights(Rule.FREESTYLE, embed, weights.conv, weights.conv_bias,
+                             weights.bias1, weights.w2, weights.b2, weights.w3, weights.b3)
+        if refused:
+            with pytest.raises(NetworkFileError, match="too large for int32"):
+                big.check()
+        else:
+            big.check()
 
 
 def test_a_format_1_network_loads_as_the_same_network_without_its_spatial_step(tmp_path):

@@ -39,8 +39,8 @@ indexes the evaluation's arrays.
 from .evaluator import (
     DEFAULT_EVALUATION, EVAL_SAVED_FIELDS, EVAL_UNDO_FIELDS, EVALUATIONS, EvalState,
     EvalTables, clear_point, defer_network, eval_table, eval_tables, evaluate, log_point,
-    move_score, network_available, network_scale, network_tables, new_eval_state,
-    place_stone, point_priorities, point_priority, rebuild_network, reset_eval,
+    move_score, network_accumulators, network_available, network_scale, network_tables,
+    new_eval_state, place_stone, point_priorities, point_priority, rebuild_network, reset_eval,
     restore_point, restore_state, save_state, sync_network, update_point,
 )
 from .network import NetworkFileError
@@ -49,8 +49,8 @@ from .win_rate import sigmoid_scale, win_rate
 __all__ = [
     "DEFAULT_EVALUATION", "EVALUATIONS", "EVAL_SAVED_FIELDS", "EVAL_UNDO_FIELDS", "EvalState", "EvalTables",
     "NetworkFileError", "clear_point", "defer_network", "eval_table", "eval_tables", "evaluate",
-    "log_point", "move_score", "network_available", "network_scale", "network_tables",
-    "new_eval_state", "place_stone", "point_priorities", "point_priority", "rebuild_network",
-    "reset_eval", "restore_point", "restore_state", "save_state", "sigmoid_scale",
-    "sync_network", "update_point", "win_rate",
+    "log_point", "move_score", "network_accumulators", "network_available", "network_scale",
+    "network_tables", "new_eval_state", "place_stone", "point_priorities", "point_priority",
+    "rebuild_network", "reset_eval", "restore_point", "restore_state", "save_state",
+    "sigmoid_scale", "sync_network", "update_point", "win_rate",
 ]

@@ -6,12 +6,12 @@ point's 4-pattern code (:func:`gomoku_engine.eval.classical.combination_tables`)
 sum of those values per colour; the classical static evaluation and the move-ordering
 scores read them.  The network evaluation (:mod:`gomoku_engine.eval.network`) keeps, in
 the same pass, each point's canonical combination per colour (``Position.eval_canon``,
-logged and restored with the point) and the linear channels of the two integer
-accumulators (``Position.net_acc``), saved per ply in ``Position.net_stack``.  The spatial
-channels follow lazily: :func:`sync_network`, called by :func:`evaluate`, brings them up
-to the position for the points logged since it last did and those
-:func:`defer_network` set aside when a move it saw was taken back: each point's embedding
-rows per perspective (``Position.net_rows``), the convolution's output around it
+logged and restored with the point) and the accumulators' linear channels
+(``Position.net_linear``, int32), saved per ply in ``Position.net_stack``.  The spatial
+channels (``Position.net_acc``) follow lazily: :func:`sync_network`, called by
+:func:`evaluate`, brings them up to the position for the points logged since it last did
+and those :func:`defer_network` set aside when a move it saw was taken back: each
+point's embedding rows per perspective (``Position.net_rows``), the convolution's output around it
 (``Position.net_spatial``) and the spatial sums.  The state is integer, so any path to a
 position lands exactly on the state a recomputation gives.  Both evaluations run in one
 set of kernels, chosen at run time by the shape of the network's tables: under the
@@ -84,6 +84,11 @@ class EvalTables(NamedTuple):
     net_canon: npt.NDArray[np.int16]
     #: int32[2, ROWS, D] the network's embeddings (D = 0: the classical evaluation)
     net_embed: npt.NDArray[np.int32]
+    #: int32[2, ROWS, 2 Dl] the embeddings' linear channels as the updates add them
+    #: (:func:`linear_rows`): row ``r`` of side ``s`` is the change a combination ``r`` of
+    #: ``s`` brings to both perspectives' linear channels, laid out as
+    #: ``Position.net_linear``; row ``STONE_OWN`` the change a stone of ``s`` brings
+    net_linear: npt.NDArray[np.int32]
     #: int32[4, 6 Ds] the convolution (:func:`conv_rows`): per row of the 3x3 square
     #: around a point whose features changed (above, its own, below), the taps by which
     #: the square's three points of that row read it, laid out as those points' outputs
@@ -132,7 +137,8 @@ def eval_tables(rule: Rule, evaluation: str, width: int | None = None,
                          + ", ".join(EVALUATIONS))
     values = combination_tables(rule, evaluation)[1]
     return EvalTables(values, canon_table(), np.zeros((2, ROWS, 0), np.int32),
-                      np.zeros((4, 0), np.int32), np.zeros(_MLP_HEAD, np.float64))
+                      np.zeros((2, ROWS, 0), np.int32), np.zeros((4, 0), np.int32),
+                      np.zeros(_MLP_HEAD, np.float64))
 
 
 def network_tables(weights: NetworkWeights, rule: Rule) -> EvalTables:
@@ -140,8 +146,29 @@ def network_tables(weights: NetworkWeights, rule: Rule) -> EvalTables:
     and training), with the classical values of ``rule`` for the move order."""
     weights.check()
     return EvalTables(combination_tables(rule, "classical")[1], canon_table(),
-                      np.ascontiguousarray(weights.embed, np.int32), conv_rows(weights),
-                      pack_mlp(weights, sigmoid_scale(Rule(rule))))
+                      np.ascontiguousarray(weights.embed, np.int32), linear_rows(weights),
+                      conv_rows(weights), pack_mlp(weights, sigmoid_scale(Rule(rule))))
+
+
+def linear_rows(weights: NetworkWeights) -> npt.NDArray[np.int32]:
+    """``int32[2, ROWS, 2 Dl]``: the linear channels of ``weights``' embeddings (its last
+    ``Dl = D - Ds``) as ``Tables.net_linear`` holds them.  Row ``r`` of side ``s``: the
+    change to ``Position.net_linear`` (perspective ``c``'s channels at ``c Dl``) when a
+    point's combination for ``s`` gains ``r``: ``embed[0, r]`` for ``s``'s perspective,
+    ``embed[1, r]`` for the other's.  Row ``STONE_OWN`` of side ``s`` is instead the change a
+    stone of ``s`` brings (``embed[0, STONE_OWN]`` for ``s``'s perspective,
+    ``embed[0, STONE_OPP]`` for the other's; no combination has that row).  One update is
+    then one loop over ``2 Dl`` consecutive values, whatever the side, which LLVM
+    vectorises."""
+    e = np.asarray(weights.embed, np.int64)[:, :, weights.spatial:]
+    dl = e.shape[2]
+    rows = np.zeros((2, ROWS, 2, dl), np.int32)
+    for s in range(2):
+        rows[s, :, s] = e[0]
+        rows[s, :, 1 - s] = e[1]
+        rows[s, STONE_OWN, s] = e[0, STONE_OWN]
+        rows[s, STONE_OWN, 1 - s] = e[0, STONE_OPP]
+    return rows.reshape(2, ROWS, 2 * dl)
 
 
 def conv_rows(weights: NetworkWeights) -> npt.NDArray[np.int32]:
@@ -218,9 +245,13 @@ class EvalState(NamedTuple):
     #: off the board held below ``-OUTPUT_BOUND``, so never rectified above zero (the
     #: updates then need no test of the board's edge)
     net_spatial: npt.NDArray[np.int32]
-    net_acc: npt.NDArray[np.int64]  #: int64[2, D] the accumulator of each perspective
-    #: int64[plies + 1, 2, D] the linear channels of net_acc before each ply
-    net_stack: npt.NDArray[np.int64]
+    #: int64[2, Ds] the accumulators' spatial channels (sums of rectified outputs)
+    net_acc: npt.NDArray[np.int64]
+    #: int32[2 Dl] the accumulators' linear channels: perspective ``c``'s channel ``k`` at
+    #: ``c Dl + k`` (int32: :meth:`NetworkWeights.check` bounds the sums)
+    net_linear: npt.NDArray[np.int32]
+    #: int32[plies + 1, 2 Dl] net_linear before each ply
+    net_stack: npt.NDArray[np.int32]
     #: float64[H] scratch: the hidden layer
     net_x: npt.NDArray[np.float64]
     #: int32[2, 6 Ds] scratch of the refresh: a point's rectified change (both
@@ -236,11 +267,13 @@ def new_eval_state(n_cells: int, plies: int, tables: Any) -> EvalState:
     """The evaluation's incremental arrays for a board of ``n_cells`` padded cells and at
     most ``plies`` moves, under ``tables`` (a ``Tables`` or :class:`EvalTables`), zeroed."""
     d, ds = tables.net_embed.shape[2], tables.net_conv.shape[1] // 6
+    linear = tables.net_linear.shape[2]  # 2 Dl
     return EvalState(np.zeros((2, n_cells), np.int32), np.zeros(2, np.int64),
                      np.full((2, n_cells), ABSENT, np.int16),
                      np.full((2, n_cells if d else 0, 2), ABSENT, np.int16),
                      np.zeros(n_cells * 2 * ds if d else 0, np.int32),
-                     np.zeros((2, d), np.int64), np.zeros((plies + 1, 2, d), np.int64),
+                     np.zeros((2, ds), np.int64), np.zeros(linear, np.int32),
+                     np.zeros((plies + 1, linear), np.int32),
                      np.zeros(int(tables.net_mlp[2]) if d else 0, np.float64),
                      np.zeros((2, 6 * ds), np.int32), np.zeros(n_cells + 1 if d else 0, np.int32),
                      np.zeros(n_cells if d else 0, np.int8))
@@ -258,19 +291,13 @@ def _has_network(pos: Any) -> bool:
     evaluation the canonical combinations are neither kept nor logged: the make/unmake
     pass then does the classical work alone (a board switched to the network is built
     afresh, :meth:`gomoku_engine.engine.Engine.set_evaluation`)."""
-    return pos.net_acc.shape[1] != 0
+    return pos.net_x.shape[0] != 0  # the hidden layer: empty without a network
 
 
 @njit(inline="always")
 def _has_spatial(pos: Any) -> bool:
     """Does this position keep a network with spatial channels (``Ds > 0``)?"""
-    return pos.net_acc.shape[1] != 0 and pos.net_spatial.shape[0] != 0
-
-
-@njit(inline="always")
-def _spatial_width(pos: Any) -> int:
-    """``Ds``: the accumulators' channels that go through the convolution (the first)."""
-    return pos.net_scratch.shape[1] // 6
+    return pos.net_spatial.shape[0] != 0
 
 
 @njit(inline="always")
@@ -293,17 +320,27 @@ def clear_point(pos: Any, tab: Any, side: int, cell: int) -> None:
 @njit(inline="always")
 def _set_canon(pos: Any, tab: Any, side: int, cell: int, new: int) -> None:
     """``cell``'s combination for ``side`` becomes ``new``: the linear channels of both
-    accumulators follow at once (the side's own row leaves and enters ``acc[side]``, the
-    opponent's row ``acc[1 - side]``); the spatial channels wait for :func:`sync_network`.
-    A pure addition, undone by the per-ply copy (:func:`save_state`)."""
+    perspectives follow at once, one row of ``Tables.net_linear`` out and one in; the
+    spatial channels wait for :func:`sync_network`.  A pure addition, undone by the
+    per-ply copy (:func:`save_state`)."""
     old = pos.eval_canon[side, cell]
     if old != new:
         pos.eval_canon[side, cell] = new
-        embed = tab.net_embed
-        acc = pos.net_acc
-        for k in range(_spatial_width(pos), acc.shape[1]):
-            acc[side, k] += embed[0, new, k] - embed[0, old, k]
-            acc[1 - side, k] += embed[1, new, k] - embed[1, old, k]
+        _add_linear(pos.net_linear, tab.net_linear, side, new, old)
+
+
+@njit(inline="always")
+def _add_linear(linear: Any, rows: Any, side: int, new: int, old: int) -> None:
+    """``linear += rows[side, new] - rows[side, old]`` (int32; ``old`` = ABSENT, a zero
+    row, to add one row).  Unsigned indices and int32 arithmetic: numba would otherwise
+    emit the wrap-around of negative indices and widen the sums to int64, and LLVM would
+    leave the loop scalar (it runs for most points a move changes, in the threat solvers'
+    moves too: docs/evaluation.md, "The linear channels in int32")."""
+    s = np.uint64(side)
+    n = np.uint64(new)
+    o = np.uint64(old)
+    for m in range(np.uint64(linear.shape[0])):
+        linear[m] += np.int32(rows[s, n, m] - rows[s, o, m])
 
 
 @njit(inline="always")
@@ -312,11 +349,7 @@ def place_stone(pos: Any, tab: Any, side: int) -> None:
     gain the stones' embeddings, its own for ``side``'s perspective and the opponent's
     for the other.  Nothing under the classical evaluation."""
     if _has_network(pos):
-        embed = tab.net_embed
-        acc = pos.net_acc
-        for k in range(_spatial_width(pos), acc.shape[1]):
-            acc[side, k] += embed[0, STONE_OWN, k]
-            acc[1 - side, k] += embed[0, STONE_OPP, k]
+        _add_linear(pos.net_linear, tab.net_linear, side, STONE_OWN, ABSENT)
 
 
 @njit(inline="always")
@@ -326,6 +359,7 @@ def reset_eval(pos: Any, tab: Any) -> None:
     pos.eval_sum[:] = 0
     pos.eval_canon[:] = ABSENT
     pos.net_acc[:] = 0
+    pos.net_linear[:] = 0
 
 
 @njit(inline="always")
@@ -356,10 +390,10 @@ def save_state(pos: Any, row: Any, col: int) -> None:
     accumulators' linear channels into ``net_stack`` at the current ply."""
     row[col] = pos.eval_sum[0]
     row[col + 1] = pos.eval_sum[1]
-    ply = pos.state[PLY]
-    for side in range(2):  # loops, not slices: the search's kernels run without numba's NRT
-        for k in range(_spatial_width(pos), pos.net_acc.shape[1]):
-            pos.net_stack[ply, side, k] = pos.net_acc[side, k]
+    ply = np.uint64(pos.state[PLY])
+    # a loop, not a slice: the search's kernels run without numba's NRT
+    for m in range(np.uint64(pos.net_linear.shape[0])):
+        pos.net_stack[ply, m] = pos.net_linear[m]
 
 
 @njit(inline="always")
@@ -369,9 +403,9 @@ def restore_state(pos: Any, row: Any, col: int, ply: int) -> None:
     follow lazily, :func:`defer_network`)."""
     pos.eval_sum[0] = row[col]
     pos.eval_sum[1] = row[col + 1]
-    for side in range(2):
-        for k in range(_spatial_width(pos), pos.net_acc.shape[1]):
-            pos.net_acc[side, k] = pos.net_stack[ply, side, k]
+    at = np.uint64(ply)
+    for m in range(np.uint64(pos.net_linear.shape[0])):
+        pos.net_linear[m] = pos.net_stack[at, m]
 
 
 @njit(inline="always")
@@ -497,7 +531,7 @@ def _rebuild(points: Any, cells: Any, canon: Any, rows: Any, spatial: Any, acc: 
     dirty[0] = 0
     mark[:] = 0
     ds = conv.shape[1] // 6
-    acc[:, :ds] = 0  # the linear channels were summed as the points were added
+    acc[:] = 0
     spatial[:] = -2 * OUTPUT_BOUND  # off the board: never above zero
     for cell in points:
         for c in range(2):
@@ -521,10 +555,12 @@ def rebuild_network(pos: Any, tab: Any, stride: int) -> None:
 
 
 @njit(fastmath=True)
-def _network_logit(acc: Any, threat_count: Any, hidden: Any, mlp: Any, side: int) -> float:
+def _network_logit(acc: Any, linear: Any, threat_count: Any, hidden: Any, mlp: Any,
+                   side: int) -> float:
     """The network's logit of ``side``'s win with ``side`` to move
-    (:func:`gomoku_engine.eval.network.forward`), from the accumulators ``acc``
-    (int64[2, D]), the threat classes' counts (int32[2, N_THREATS]) and the MLP packed in
+    (:func:`gomoku_engine.eval.network.forward`), from the accumulators' spatial channels
+    ``acc`` (int64[2, Ds]) and linear ones ``linear`` (int32[2 Dl], perspective ``c`` at
+    ``c Dl``), the threat classes' counts (int32[2, N_THREATS]) and the MLP packed in
     ``mlp`` (:func:`pack_mlp`); ``hidden`` (float64[H]) is scratch.  Takes the network's
     arrays alone, not the position's tuples: a call with every array of ``Position`` and
     ``Tables`` cost more than this MLP's arithmetic.
@@ -534,7 +570,7 @@ def _network_logit(acc: Any, threat_count: Any, hidden: Any, mlp: Any, side: int
     rectified accumulators and most of the threat mask.  ``fastmath``: the sums may be
     reordered (the result moves in the last bits; the tests hold it to the numpy forward
     pass)."""
-    d = acc.shape[1]
+    d = acc.shape[1] + linear.shape[0] // 2  # Ds + Dl
     h = int(mlp[2])
     ds = int(mlp[3])
     nt = int(mlp[4])
@@ -544,11 +580,15 @@ def _network_logit(acc: Any, threat_count: Any, hidden: Any, mlp: Any, side: int
     w3 = b2 + h
     for j in range(h):
         hidden[j] = mlp[b2 + j]
+    dl = d - ds
     for k in range(d):
-        # the accumulators' units are powers of two: a product, exact, not a division
-        unit = _SPATIAL_UNIT if k < ds else _LINEAR_UNIT
         for p in range(2):
-            value = acc[side if p == 0 else 1 - side, k] * unit + mlp[bias1 + k]
+            c = side if p == 0 else 1 - side
+            # the accumulators' units are powers of two: a product, exact, not a division
+            if k < ds:
+                value = acc[c, k] * _SPATIAL_UNIT + mlp[bias1 + k]
+            else:
+                value = linear[c * dl + k - ds] * _LINEAR_UNIT + mlp[bias1 + k]
             if value > 0.0:
                 row = w2 + (p * d + k) * h
                 for j in range(h):
@@ -575,9 +615,10 @@ def evaluate(pos: Any, tab: Any) -> int:
     Inlined into the search's leaves: the classical formula is a few loads, less than a
     call would cost; the network's MLP is a call with its own arrays only."""
     side = pos.state[TO_MOVE] - 1
-    if pos.net_acc.shape[1] != 0:
+    if _has_network(pos):
         sync_network(pos, tab)
-        logit = _network_logit(pos.net_acc, pos.threat_count, pos.net_x, tab.net_mlp, side)
+        logit = _network_logit(pos.net_acc, pos.net_linear, pos.threat_count, pos.net_x,
+                               tab.net_mlp, side)
         score = int(round(logit * tab.net_mlp[1]))
     else:
         score = (EVAL_OWN * pos.eval_sum[side] - EVAL_OPP * pos.eval_sum[1 - side]) // EVAL_DIV
@@ -586,6 +627,15 @@ def evaluate(pos: Any, tab: Any) -> int:
     if score < -EVAL_LIMIT:
         return -EVAL_LIMIT
     return score
+
+
+def network_accumulators(pos: Any) -> npt.NDArray[np.int64]:
+    """``int64[2, D]``: both perspectives' accumulators (black's, then white's) as the
+    network reads them, spatial channels then linear ones (numpy, outside the kernels:
+    tests and tools compare them with a recomputation).  Call :func:`sync_network` first
+    for the spatial channels to be up to date."""
+    linear = pos.net_linear.astype(np.int64).reshape(2, -1)
+    return np.concatenate([pos.net_acc, linear], axis=1)
 
 
 @njit(inline="always")

@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..core.constants import N_THREATS, Rule
+from ..core.constants import MAX_SIZE, N_THREATS, Rule
 from .classical import N_CANON
 
 _DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -145,12 +145,14 @@ class NetworkWeights:
             raise NetworkFileError("the absent rows of embed must be zero")
         # a point's feature sums two rows and a convolution output nine of them times a
         # weight, plus its bias: all in int32, below OUTPUT_BOUND so that the engine's
-        # off-board outputs (held near -2 OUTPUT_BOUND) stay negative; an accumulator sums
-        # at most 1024 of them (32x32 board) in int64
+        # off-board outputs (held near -2 OUTPUT_BOUND) stay negative; a spatial channel
+        # sums at most 1024 of them (32x32 board) in int64, a linear one 1024 features in
+        # int32
         feature = 2 * int(np.abs(e.astype(np.int64)).max())
         conv = int(np.abs(self.conv.astype(np.int64)).sum(axis=0).max()) if ds else 0
         bias = int(np.abs(self.conv_bias.astype(np.int64)).max()) if ds else 0
-        if feature >= OUTPUT_BOUND or feature * conv + bias >= OUTPUT_BOUND:
+        if (feature >= OUTPUT_BOUND or feature * conv + bias >= OUTPUT_BOUND
+                or feature * MAX_SIZE * MAX_SIZE >= 2**31):
             raise NetworkFileError("embed or conv values too large for int32 arithmetic")
 
 

@@ -80,6 +80,7 @@ class Tables(NamedTuple):
     eval_table: npt.NDArray[np.int32]
     net_canon: npt.NDArray[np.int16]
     net_embed: npt.NDArray[np.int32]
+    net_linear: npt.NDArray[np.int32]
     net_conv: npt.NDArray[np.int32]
     net_mlp: npt.NDArray[np.float64]
 
@@ -127,7 +128,8 @@ class Position(NamedTuple):
     net_rows: npt.NDArray[np.int16]
     net_spatial: npt.NDArray[np.int32]
     net_acc: npt.NDArray[np.int64]
-    net_stack: npt.NDArray[np.int64]
+    net_linear: npt.NDArray[np.int32]
+    net_stack: npt.NDArray[np.int32]
     net_x: npt.NDArray[np.float64]
     net_scratch: npt.NDArray[np.int32]
     net_dirty: npt.NDArray[np.int32]
