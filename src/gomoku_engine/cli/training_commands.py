@@ -1,4 +1,4 @@
-"""The evaluation's training pipeline: ``selfplay``, ``label``, ``fit``."""
+"""The evaluation's training pipeline: ``selfplay``, ``match-games``, ``label``, ``fit``."""
 
 from __future__ import annotations
 
@@ -84,6 +84,27 @@ def _batch_executor(cluster: str | None, threads: int, command: list[str] | None
         except (ValueError, ClusterError) as exc:
             raise click.ClickException(str(exc)) from exc
         yield client.get_executor(pure=False), 2 * sum(client.nthreads().values())
+
+
+@main.command("match-games")
+@click.argument("folders", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="The .npz games file to write.")
+def match_games(folders: tuple[str, ...], out: str) -> None:
+    """Write the games of `match --out` FOLDERS as a games file for `label` and `train`:
+    our games against another engine, to be scored by that engine.  Games not decided on
+    the board (a forfeit, a move limit) are left out."""
+    from ..training.match_games import read_match
+    from ..training.selfplay import save
+
+    try:
+        read = read_match(list(folders))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise click.ClickException(f"not a readable match folder: {exc}") from exc
+    save(out, read.games, read.size, read.rule, 0, 0, read.engines)
+    click.echo(f"{len(read.games)} games, {sum(len(g.moves) for g in read.games)} stones "
+               f"({read.left_out} left out, not decided on the board) -> {out}")
 
 
 @main.command()
