@@ -1,0 +1,58 @@
+"""Two matches on the same openings, compared opening by opening.
+
+    python tools/paired_matches.py vs_rapfi_network vs_rapfi_classical
+
+Each folder is a ``gomoku-engine match --out`` folder of one pair of engines, played from
+the same openings in the same order (games 2k-1 and 2k: opening k with colours swapped), the
+engine compared being the first of each pair (``--engine ours=...`` first in both).  Per
+opening, the first engine's points in A less its points in B (each -2 to +2); printed: both
+scores, the mean difference as a score (points per game) and its 95% interval (normal, from
+the differences' spread).  The openings' own difficulty is shared by both matches and drops
+out of the difference, so the interval is narrower than the two matches' own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import click
+
+
+def first_engine_points(folder: Path) -> dict[int, float]:
+    """Game number -> the first engine's points (1, 1/2, 0) in ``folder``'s summary."""
+    summary = json.loads((folder / "summary.json").read_text())
+    first = summary["first"]
+    points = {}
+    for game in summary["games"]:
+        if game["result"] == "0":
+            points[game["game"]] = 0.5
+        else:
+            winner = game["black"] if game["result"] == "B+" else game["white"]
+            points[game["game"]] = float(winner == first)
+    return points
+
+
+@click.command()
+@click.argument("a", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def main(a: Path, b: Path) -> None:
+    """Compare matches A and B opening by opening (see the module docstring)."""
+    pa, pb = first_engine_points(a), first_engine_points(b)
+    both = pa.keys() & pb.keys()
+    openings = [g for g in range(1, max(pa) + 1, 2) if {g, g + 1} <= both]
+    if len(openings) < 2:
+        raise click.ClickException("fewer than two openings played in full in both")
+    diffs = [pa[g] + pa[g + 1] - pb[g] - pb[g + 1] for g in openings]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    half = 1.96 * sd / math.sqrt(n)
+    score_a = sum(pa[g] + pa[g + 1] for g in openings) / (2 * n)
+    score_b = sum(pb[g] + pb[g + 1] for g in openings) / (2 * n)
+    click.echo(f"{n} openings: A {score_a:.1%}, B {score_b:.1%}; A - B {mean / 2:+.1%} a game "
+               f"(95%: {(mean - half) / 2:+.1%} to {(mean + half) / 2:+.1%})")
+
+if __name__ == "__main__":
+    main()
