@@ -11,8 +11,8 @@ logged and restored with the point) and the accumulators' linear channels
 channels (``Position.net_acc``) follow lazily: :func:`sync_network`, called by
 :func:`evaluate`, brings them up to the position for the points logged since it last did
 and those :func:`defer_network` set aside when a move it saw was taken back: each
-point's embedding rows per perspective (``Position.net_rows``), the convolution's output around it
-(``Position.net_spatial``) and the spatial sums.  The state is integer, so any path to a
+point's embedding rows per perspective (``Position.net_rows``), the convolution's output
+around it (``Position.net_spatial``) and the spatial sums.  The state is integer, so any path to a
 position lands exactly on the state a recomputation gives.  Both evaluations run in one
 set of kernels, chosen at run time by the shape of the network's tables: under the
 classical evaluation they are empty (``D = 0``), nothing of the network is kept and
