@@ -47,10 +47,10 @@ from .network import NetworkFileError
 from .win_rate import sigmoid_scale, win_rate
 
 __all__ = [
-    "DEFAULT_EVALUATION", "EVALUATIONS", "EVAL_SAVED_FIELDS", "EVAL_UNDO_FIELDS", "EvalState", "EvalTables",
-    "NetworkFileError", "clear_point", "defer_network", "eval_table", "eval_tables", "evaluate",
-    "log_point", "move_score", "network_accumulators", "network_available", "network_scale",
-    "network_tables", "new_eval_state", "place_stone", "point_priorities", "point_priority",
-    "rebuild_network", "reset_eval", "restore_point", "restore_state", "save_state",
-    "sigmoid_scale", "sync_network", "update_point", "win_rate",
+    "DEFAULT_EVALUATION", "EVALUATIONS", "EVAL_SAVED_FIELDS", "EVAL_UNDO_FIELDS", "EvalState",
+    "EvalTables", "NetworkFileError", "clear_point", "defer_network", "eval_table",
+    "eval_tables", "evaluate", "log_point", "move_score", "network_accumulators",
+    "network_available", "network_scale", "network_tables", "new_eval_state", "place_stone",
+    "point_priorities", "point_priority", "rebuild_network", "reset_eval", "restore_point",
+    "restore_state", "save_state", "sigmoid_scale", "sync_network", "update_point", "win_rate",
 ]
