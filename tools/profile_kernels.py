@@ -40,9 +40,10 @@ import click  # noqa: E402
 from numba.core.registry import CPUDispatcher  # noqa: E402
 
 from gomoku_engine.bench import POSITIONS, run_bench  # noqa: E402
+from gomoku_engine.cli.group import EVALUATION_CHOICE  # noqa: E402
 from gomoku_engine.core import patterns, rules  # noqa: E402
 from gomoku_engine.core.constants import Rule  # noqa: E402
-from gomoku_engine.eval import classical, evaluator  # noqa: E402
+from gomoku_engine.eval import DEFAULT_EVALUATION, classical, evaluator  # noqa: E402
 from gomoku_engine.game import position  # noqa: E402
 from gomoku_engine.search import alphabeta, smp, threats  # noqa: E402
 
@@ -54,9 +55,9 @@ _SEGMENT = re.compile(r"(\d+)")
 FREESTYLE_15 = tuple(p for p in POSITIONS if p.size == 15 and p.rule == Rule.FREESTYLE)
 
 
-def _search_all(depth: int) -> int:
+def _search_all(depth: int, evaluation: str) -> int:
     """Nodes of ``gomoku-engine bench``'s search of the 15x15 freestyle positions."""
-    return run_bench(depth, FREESTYLE_15).nodes
+    return run_bench(depth, FREESTYLE_15, evaluation=evaluation).nodes
 
 
 def _jit_symbols() -> list[tuple[int, str]]:
@@ -125,15 +126,17 @@ def _write_code(symbols: list[tuple[int, str]], folder: str) -> None:
               help="Searches of the positions (more samples of the search, fewer of the compiler).")
 @click.option("--code-dir", type=click.Path(file_okay=False), default=None,
               help="Also write the machine code of negamax and _collect_moves here.")
-def main(depth: int, repeat: int, code_dir: str | None) -> None:
+@click.option("--evaluation", type=EVALUATION_CHOICE, default=DEFAULT_EVALUATION,
+              show_default=True, help="The static evaluation of the searches.")
+def main(depth: int, repeat: int, code_dir: str | None, evaluation: str) -> None:
     """Compile, write the perf map, then search the positions."""
-    _search_all(4)  # compiles every kernel the search uses
+    _search_all(4, evaluation)  # compiles every kernel the search uses
     symbols = _jit_symbols()
     path = _write_perf_map(symbols)
     if code_dir:
         _write_code(symbols, code_dir)
     start = time.process_time()
-    nodes = sum(_search_all(depth) for _ in range(repeat))
+    nodes = sum(_search_all(depth, evaluation) for _ in range(repeat))
     seconds = time.process_time() - start
     click.echo(f"perf map {path}; {nodes} nodes, {seconds * 1e6 / nodes:.2f} us of CPU a node",
                err=True)
