@@ -24,7 +24,7 @@ from gomoku_engine.arena.clock import STARTUP_MS
 from gomoku_engine.protocol.client import MAX_MEMORY_BYTES, start_lines
 from gomoku_engine.arena.records import read_psq, read_sgf
 
-from helpers import ENGINE, GREEDY, random_brain, replay
+from helpers import ENGINE, GREEDY, command_line, random_brain, replay
 
 RANDOM9 = random_brain("--seed", "9")
 
@@ -200,15 +200,11 @@ def test_foul_hook_uses_the_rules_code():
 
 
 # --- command line ---------------------------------------------------------------------------
-def _cli_engine(command: list[str]) -> str:
-    return " ".join(f'"{part}"' for part in command)
-
-
 def test_cli_round_robin_with_options_and_standings(tmp_path):
     log = tmp_path / "r1.log"
-    args = ["match", "--engine", f"r1={_cli_engine(random_brain('--log', str(log)))}",
-            "--engine", f"r2={_cli_engine(random_brain('--seed', '5'))}",
-            "--engine", f"greedy={_cli_engine(GREEDY)}",
+    args = ["match", "--engine", f"r1={command_line(random_brain('--log', str(log)))}",
+            "--engine", f"r2={command_line(random_brain('--seed', '5'))}",
+            "--engine", f"greedy={command_line(GREEDY)}",
             "--info", "r1:max_node=1234", "--info", "strength=40",
             "--games", "2", "--turn-ms", "0", "--time-match", "3000", "--increment", "50",
             "--max-moves", "30", "--concurrency", "2", "--seed", "3",
@@ -257,8 +253,8 @@ def test_a_match_stopped_early_keeps_the_games_it_finished(tmp_path):
     """Each game is saved as it ends: a long match killed (SIGTERM, as a shell's ``kill``
     sends) still leaves its finished games and a summary of them."""
     out = tmp_path / "out"
-    slow = _cli_engine(random_brain("--seed", "5", "--delay-ms", "20"))
-    command = [*ENGINE, "match", "--engine", f"a={_cli_engine(random_brain())}",
+    slow = command_line(random_brain("--seed", "5", "--delay-ms", "20"))
+    command = [*ENGINE, "match", "--engine", f"a={command_line(random_brain())}",
                "--engine", f"b={slow}", "--size", "7", "--games", "40", "--turn-ms", "1000",
                "--out", str(out)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
@@ -282,8 +278,8 @@ def test_cli_rule_codes_play_the_same_games_as_names(tmp_path, code, name):
     for rule in (code, name):
         log = tmp_path / f"{rule}.log"
         out = tmp_path / f"out-{rule}"
-        args = ["match", "--engine", f"a={_cli_engine(random_brain('--log', str(log)))}",
-                "--engine", f"b={_cli_engine(random_brain('--seed', '5'))}",
+        args = ["match", "--engine", f"a={command_line(random_brain('--log', str(log)))}",
+                "--engine", f"b={command_line(random_brain('--seed', '5'))}",
                 "--games", "2", "--turn-ms", "1000", "--rule", rule, "--out", str(out)]
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, result.output

@@ -14,13 +14,9 @@ from gomoku_engine.game.board import Board
 from gomoku_engine.training.match_games import read_match
 from gomoku_engine.training.selfplay import load
 
-from helpers import GREEDY, random_brain
+from helpers import GREEDY, command_line, random_brain
 
 OPENING = [(7, 7), (8, 7), (6, 9)]
-
-
-def _command(argv: list[str]) -> str:
-    return " ".join(f'"{part}"' for part in argv)
 
 
 @pytest.fixture(scope="module")
@@ -31,14 +27,14 @@ def match_folder(tmp_path_factory):
     openings = root / "openings.txt"
     openings.write_text("h8i8g10\n")  # OPENING
     result = CliRunner().invoke(main, [
-        "match", "--engine", f"random={_command(random_brain('--seed', '3'))}",
-        "--engine", f"greedy={_command(GREEDY)}", "--games", "4", "--turn-ms", "200",
+        "match", "--engine", f"random={command_line(random_brain('--seed', '3'))}",
+        "--engine", f"greedy={command_line(GREEDY)}", "--games", "4", "--turn-ms", "200",
         "--openings", str(openings), "--out", str(root / "out")])
     assert result.exit_code == 0, result.output
     return root / "out"
 
 
-def test_the_games_of_a_match_folder_are_its_records(match_folder, tmp_path):
+def test_the_games_of_a_match_folder_are_its_records(match_folder):
     """Every game decided on the board comes back with its stones in order, the opening's
     length, and the result; a replay of the stones ends as the summary says."""
     summary = json.loads((match_folder / "summary.json").read_text())

@@ -22,17 +22,13 @@ from gomoku_engine.cli import RULES, main
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.game.board import Board
 
-from helpers import ENGINES, random_brain
+from helpers import ENGINES, command_line, random_brain
 
 BALANCE = [sys.executable, str(ENGINES / "balance_brain.py")]
 
 
-def _command(argv: list[str]) -> str:
-    return " ".join(f'"{part}"' for part in argv)
-
-
 def _make(out, *options: str, engine: list[str] = BALANCE):
-    return CliRunner().invoke(main, ["openings", "make", "--engine", _command(engine),
+    return CliRunner().invoke(main, ["openings", "make", "--engine", command_line(engine),
                                      "--out", str(out), *options])
 
 
@@ -201,8 +197,8 @@ def test_match_plays_a_built_in_set_by_name(tmp_path):
     first = load_openings(builtin_sets()["freestyle15"].path, 15)[0]
     for name in ("freestyle15", BUILTIN_PREFIX + "freestyle15"):
         out = tmp_path / name.replace(":", "_")
-        args = ["match", "--engine", f"a={_command(random_brain())}",
-                "--engine", f"b={_command(random_brain('--seed', '2'))}",
+        args = ["match", "--engine", f"a={command_line(random_brain())}",
+                "--engine", f"b={command_line(random_brain('--seed', '2'))}",
                 "--openings", name, "--games", "2", "--turn-ms", "1000", "--out", str(out)]
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, result.output

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import click
 
-from ..core.constants import RULE_NAMES, Rule
+from ..core.constants import COMMAND_RULES
 
-#: ``--rule`` names (the Gomocup's), with caro as Gomocup runs it (rule 8, overlines
-#: count) and caro5 for Piskvork's "standard caro" (rule 9, exactly five).
-RULES = {**RULE_NAMES, "caro5": Rule.CARO_STANDARD}
+#: ``--rule`` names (:data:`gomoku_engine.core.constants.COMMAND_RULES`)
+RULES = COMMAND_RULES
 #: ``INFO rule`` codes ``--rule`` also accepts (docs/protocol.md section 4.1; 2 is
 #: Yixin-Board's code for renju)
 RULE_CODES = {"0": "freestyle", "1": "standard", "2": "renju", "4": "renju", "8": "caro",

@@ -53,6 +53,10 @@ class Rule(IntEnum):
 #: command line adds ``caro5`` (:data:`gomoku_engine.cli.RULES`).
 RULE_NAMES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU,
               "caro": Rule.CARO}
+#: The rules by the command line's names (``--rule``, and ``summary.json``'s ``rule``):
+#: :data:`RULE_NAMES`, with caro as Gomocup runs it (rule 8, overlines count), and caro5
+#: for Piskvork's "standard caro" (rule 9, exactly five)
+COMMAND_RULES = {**RULE_NAMES, "caro5": Rule.CARO_STANDARD}
 
 
 # --- Line patterns -----------------------------------------------------------------------

@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.constants import RULE_NAMES, Rule
+from ..core.constants import COMMAND_RULES, Rule
 from ..core.records import read_psq
 from .selfplay import SelfPlayGame
 
@@ -30,8 +30,6 @@ _RESULTS = {"B+": 1, "W+": 2, "0": 0}
 #: the reasons a game ended on the board (``arena.referee``): kept; any other (a forfeit,
 #: a move limit) is left out
 _DECIDED = ("five", "board full")
-#: ``summary.json``'s rule names beyond :data:`RULE_NAMES` (the command line's ``caro5``)
-_RULES = {**RULE_NAMES, "caro5": Rule.CARO_STANDARD}
 
 
 @dataclass
@@ -62,7 +60,7 @@ def read_match(folders: list[Path | str]) -> MatchGames:
             raise ValueError(f"{folder}: no summary.json (not a `match --out` folder)")
         summary = json.loads(summary_path.read_text())
         settings = summary["settings"]
-        here = (int(settings["size"]), _RULES[settings["rule"]])
+        here = (int(settings["size"]), COMMAND_RULES[settings["rule"]])
         if setup is not None and here != setup:
             raise ValueError(f"{folder}: {here[1].name} {here[0]}x{here[0]} games beside "
                              f"{setup[1].name} {setup[0]}x{setup[0]} ones")
