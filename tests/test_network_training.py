@@ -11,7 +11,7 @@ import pytest
 
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.eval import evaluate, network_scale, network_tables
-from gomoku_engine.eval.network import load_network, save_network
+from gomoku_engine.eval.network import load_network, metadata, save_network
 from gomoku_engine.game.board import Board
 from gomoku_engine.training.network_data import (
     Dataset, build_dataset, load_dataset, perspective_rows, position_arrays, save_dataset,
@@ -125,6 +125,32 @@ def test_a_checkpoint_of_another_run_is_refused_and_kept(dataset, tmp_path):
     with pytest.raises(TrainingError, match="resume with the same options"):
         Trainer(dataset, other, tmp_path / "run")
     assert (tmp_path / "run" / "checkpoint.npz").read_bytes() == before
+
+
+@pytest.mark.parametrize("forced", ["keep", "drop", "drop-threatened"])
+def test_a_run_trains_and_measures_on_the_forced_positions_it_is_told_to(dataset, tmp_path,
+                                                                         forced):
+    """The synthetic set marked with forced results, a third of its positions (every
+    third, threatened or not): each choice keeps exactly the positions it names, in the
+    training rows and the held-out rows alike."""
+    data = dataset.subset(np.arange(len(dataset)))
+    data.mate = np.where(np.arange(len(data)) % 3 == 0, -1, 0).astype(np.int8)
+    data.threatened = np.arange(len(data)) % 2 == 0
+    assert (data.mate != 0).any() and (data.threatened & (data.mate != 0)).any()
+    trainer = Trainer(data, TrainConfig(width=4, spatial=2, hidden=4, epochs=1, batch=64,
+                                        forced=forced), tmp_path / forced)
+    rows = np.concatenate([trainer.train_rows, trainer.held_rows])
+    forced_rows = data.mate != 0
+    expected = {"keep": np.ones(len(data), bool), "drop": ~forced_rows,
+                "drop-threatened": ~(forced_rows & data.threatened)}[forced]
+    assert np.array_equal(np.sort(rows), np.flatnonzero(expected))
+    assert metadata(trainer.weights())["config"]["forced"] == forced
+
+
+def test_an_unknown_choice_of_forced_positions_is_refused(dataset, tmp_path):
+    with pytest.raises(TrainingError, match="forced='all'"):
+        Trainer(dataset, TrainConfig(width=4, spatial=2, hidden=4, forced="all"),
+                tmp_path / "run")
 
 
 def test_bad_data_gives_a_clear_error(dataset, tmp_path):

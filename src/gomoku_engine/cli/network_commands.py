@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..training.forced import FORCED_CHOICES
 from .group import main
 
 
@@ -82,9 +83,15 @@ def _dataset(sources: list[tuple[str, str | None]], folder: Path):
               default=1.0, show_default=True,
               help="Weight of positions where the side to move faces a four-three or "
                    "open-four point, against 1 for the others.")
+@click.option("--forced", type=click.Choice(FORCED_CHOICES), default="keep",
+              show_default=True,
+              help="The positions the teacher scores as a forced win or loss: keep them "
+                   "(target 1 or 0), drop them, or drop those where the side to move is "
+                   "threatened.")
 def train(sources: tuple[str, ...], folder: str, out: str, epochs: int, width: int,
-          spatial: int | None, centre_tap: bool, hidden: int, batch: int, learning_rate: float, mix: float, seed: int,
-          threatened_weight: float) -> None:
+          spatial: int | None, centre_tap: bool, hidden: int, batch: int,
+          learning_rate: float, mix: float, seed: int, threatened_weight: float,
+          forced: str) -> None:
     """Train the network evaluation on scored games and export it for the engine.
 
     SOURCES are `selfplay --engine` files (their moves' scores are the teacher's) or
@@ -110,7 +117,7 @@ def train(sources: tuple[str, ...], folder: str, out: str, epochs: int, width: i
     if spatial > width:
         raise click.BadParameter(f"{spatial} spatial channels of {width}", param_hint="--spatial")
     config = TrainConfig(width, spatial, centre_tap, hidden, epochs, batch, learning_rate,
-                         1e-4, mix, seed, threatened_weight)
+                         1e-4, mix, seed, threatened_weight, forced)
     try:
         trainer = Trainer(data, config, folder_path, rule, [s for s in sources])
     except TrainingError as exc:

@@ -42,6 +42,7 @@ from ..core.constants import Rule
 from ..core.constants import N_THREATS
 from ..eval.network import (ABSENT, QCONV, QUANT, ROWS, STONE_OWN, TAPS, NetworkWeights,
                             with_metadata)
+from .forced import kept_positions
 from .network_data import N_SYMMETRIES, Dataset
 
 #: every HOLDOUT_EVERY-th game is held out
@@ -73,6 +74,9 @@ class TrainConfig:
     #: weight of a position where the side to move is threatened (the opponent has a
     #: four-three or open-four point) against 1 for the others
     threatened_weight: float = 1.0
+    #: which forced positions (the teacher scores a forced win or loss) the run trains and
+    #: measures on: :data:`gomoku_engine.training.forced.FORCED_CHOICES`
+    forced: str = "keep"
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -191,7 +195,11 @@ class Trainer:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.sources = sources or []
-        self.train_rows, self.held_rows = split(data)
+        try:
+            kept = kept_positions(data, config.forced)
+        except ValueError as exc:
+            raise TrainingError(str(exc)) from exc
+        self.train_rows, self.held_rows = (rows[kept[rows]] for rows in split(data))
         if len(self.train_rows) == 0 or len(self.held_rows) == 0:
             raise TrainingError(f"{len(data)} positions: need both training and held-out "
                                 f"games (every {HOLDOUT_EVERY}th game is held out)")
