@@ -5,6 +5,7 @@ model in the engine's kernel, and clear errors that lose nothing."""
 from __future__ import annotations
 
 import importlib.util
+import json
 
 import numpy as np
 import pytest
@@ -145,6 +146,23 @@ def test_a_run_trains_and_measures_on_the_forced_positions_it_is_told_to(dataset
                 "drop-threatened": ~(forced_rows & data.threatened)}[forced]
     assert np.array_equal(np.sort(rows), np.flatnonzero(expected))
     assert metadata(trainer.weights())["config"]["forced"] == forced
+
+
+def test_a_checkpoint_from_before_a_config_field_resumes_with_its_default(dataset, tmp_path):
+    """A checkpoint written before ``TrainConfig.forced`` existed (its config lacks the key)
+    resumes a run with the default, and is refused to one with another value."""
+    Trainer(dataset, config(2), tmp_path / "run").run(until=1)
+    path = tmp_path / "run" / "checkpoint.npz"
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    old = json.loads(str(arrays["config"]))
+    del old["forced"]
+    arrays["config"] = json.dumps(old)
+    np.savez(path, **arrays)
+    assert Trainer(dataset, config(2), tmp_path / "run").epoch == 1
+    other = TrainConfig(**{**config(2).as_dict(), "forced": "drop"})
+    with pytest.raises(TrainingError, match="resume with the same options"):
+        Trainer(dataset, other, tmp_path / "run")
 
 
 def test_an_unknown_choice_of_forced_positions_is_refused(dataset, tmp_path):

@@ -1,12 +1,12 @@
 """Which of the teacher's forced positions a network's training run uses.
 
 A position the teacher scores as a forced win or loss (``Dataset.mate``) has a target of 1
-or 0 for the teacher's share.  Its features say nothing of that but that the teacher found
-a forced line, and the search finds its own (fives, fours, wins by rule, the VCF at the
-horizon).  Of the threatened positions of Rapfi's games (the opponent has a four-three or
-open-four point) 45% are forced losses: a network trained on them learns that a
-threatened side loses, and scores the threatened positions that are not lost far too low
-(docs/evaluation.md, "Forced positions in training").
+or 0 for the teacher's share.  Many threatened positions (the opponent has a four-three or
+open-four point) are forced losses, so a network trained on them scores the threatened
+positions that are not lost too low, and leaving them out follows a deeper teacher better
+on the positions that are not forced.  But the search evaluates forced positions at its
+leaves too, and there the network trained on them plays better: keep them (the default)
+unless measuring.  The measurements: docs/evaluation.md, "Forced positions in training".
 """
 
 from __future__ import annotations

@@ -261,7 +261,8 @@ class Trainer:
             return
         try:
             with np.load(self.checkpoint_path, allow_pickle=False) as f:
-                config = json.loads(str(f["config"]))
+                # a field the checkpoint lacks came after it: its run had the default
+                config = {**TrainConfig().as_dict(), **json.loads(str(f["config"]))}
                 if config != self.config.as_dict():
                     raise TrainingError(
                         f"{self.checkpoint_path} is a run with {config}, not "
