@@ -53,6 +53,8 @@ Point = tuple[int, int]
 def command_line(argv: Sequence[str]) -> str:
     """``argv`` as one ``--engine NAME=COMMAND`` command line (each part quoted)."""
     return " ".join(f'"{part}"' for part in argv)
+
+
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 

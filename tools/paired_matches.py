@@ -19,18 +19,17 @@ from pathlib import Path
 
 import click
 
+from gomoku_engine.core.records import RESULT_WINNERS
+
 
 def first_engine_points(folder: Path) -> dict[int, float]:
     """Game number -> the first engine's points (1, 1/2, 0) in ``folder``'s summary."""
     summary = json.loads((folder / "summary.json").read_text())
-    first = summary["first"]
     points = {}
     for game in summary["games"]:
-        if game["result"] == "0":
-            points[game["game"]] = 0.5
-        else:
-            winner = game["black"] if game["result"] == "B+" else game["white"]
-            points[game["game"]] = float(winner == first)
+        winner = RESULT_WINNERS[game["result"]]
+        name = (game["black"], game["white"])[winner - 1] if winner else None
+        points[game["game"]] = 0.5 if winner == 0 else float(name == summary["first"])
     return points
 
 
@@ -53,6 +52,7 @@ def main(a: Path, b: Path) -> None:
     score_b = sum(pb[g] + pb[g + 1] for g in openings) / (2 * n)
     click.echo(f"{n} openings: A {score_a:.1%}, B {score_b:.1%}; A - B {mean / 2:+.1%} a game "
                f"(95%: {(mean - half) / 2:+.1%} to {(mean + half) / 2:+.1%})")
+
 
 if __name__ == "__main__":
     main()

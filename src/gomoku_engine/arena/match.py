@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.constants import Rule
+from ..core.records import RESULT_CODES
 from .clock import Clock
 from .engines import FreshEngines, ReusedEngines
 from .referee import DRAW_REASONS, GameRecord, MoveRecord, play_game
@@ -385,10 +386,6 @@ def standings(results: Mapping[object, MatchResult]) -> list[Standing]:
 def split_command(command: str) -> list[str]:
     """Shell-like split of an engine command line."""
     return shlex.split(command)
-
-
-#: a game's result as SGF's RE and summary.json write it, by GameRecord.winner
-RESULT_CODES = {0: "0", 1: "B+", 2: "W+"}
 
 
 def colours(result: MatchResult, first_black: bool) -> tuple[str, str]:

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from ..core.constants import RULE_NAMES
 from ..core.notation import Point
+from ..core.records import RESULT_CODES
 from .clock import STARTUP_MS
-from .match import RESULT_CODES
 from .referee import DRAW_REASONS, GameRecord, play_game
 from .shards import RecordFile, pending
 

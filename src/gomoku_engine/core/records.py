@@ -18,6 +18,11 @@ from ..core.notation import Point
 
 Move = tuple[int, int, int]  # x, y (0-based), milliseconds
 
+#: a game's result as SGF's RE and ``match``'s summary.json write it, by winner (0 none,
+#: 1 black, 2 white)
+RESULT_CODES = {0: "0", 1: "B+", 2: "W+"}
+#: the winner (0 none, 1 black, 2 white) of each of :data:`RESULT_CODES`
+RESULT_WINNERS = {code: winner for winner, code in RESULT_CODES.items()}
 #: SGF FF[4]'s point letters: index i is coordinate i (0-51).
 SGF_LETTERS = string.ascii_lowercase + string.ascii_uppercase
 #: One SGF property: its identifier and its first value (escapes `\]` and `\\` kept).

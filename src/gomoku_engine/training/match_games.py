@@ -22,11 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.constants import COMMAND_RULES, Rule
-from ..core.records import read_psq
+from ..core.records import RESULT_WINNERS, read_psq
 from .selfplay import SelfPlayGame
 
-#: ``summary.json``'s result codes (``arena.match``): black won, white won, a draw
-_RESULTS = {"B+": 1, "W+": 2, "0": 0}
 #: the reasons a game ended on the board (``arena.referee``): kept; any other (a forfeit,
 #: a move limit) is left out
 _DECIDED = ("five", "board full")
@@ -90,7 +88,7 @@ def _game(folder: Path, entry: dict, size: int) -> SelfPlayGame:
                          f"says {entry['stones']} on {size}x{size}")
     played = sum(entry.get(key, {}).get("moves", 0) for key in ("black_moves", "white_moves"))
     return SelfPlayGame(moves=[x + y * size for x, y, _ in moves], scores=[0] * len(moves),
-                        opening=entry["stones"] - played, result=_RESULTS[entry["result"]])
+                        opening=entry["stones"] - played, result=RESULT_WINNERS[entry["result"]])
 
 
 __all__ = ["MatchGames", "read_match"]
