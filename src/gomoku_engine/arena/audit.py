@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..core.constants import Rule
 from ..core.notation import Point, format_point
+from ..core.records import RESULT_WINNERS
 from ..engine import Engine
 from .records import read_psq
 
@@ -134,7 +135,7 @@ def audit_folder(folder: str | Path, rule: Rule, time_ms: float, kind: str = "vc
         width, _, record = read_psq((folder / f"game_{game['game']:03d}.psq").read_text())
         moves = [(x, y) for x, y, _ in record]
         opening = next((i for i, (_, _, ms) in enumerate(record) if ms > 0), len(record))
-        winner = 1 if game["result"] == "B+" else 2
+        winner = RESULT_WINNERS[game["result"]]  # a five: 1 or 2
         verdict = audit_game(moves, winner, width, rule, time_ms, kind, opening)
         yield game["game"], game.get("white" if winner == 1 else "black", "?"), verdict
 

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..core.records import RESULT_WINNERS
 from .match import MatchResult, engine_figures, standings
 from .referee import GameRecord
 from .stats import Sprt, elo_estimate, elo_estimate_pairs
@@ -231,7 +232,7 @@ def load_results(folders: Sequence[str | Path]) -> dict[tuple[str, str], MatchRe
             opening, colour_swap = (game["game"] - 1) // own_stride, (game["game"] - 1) % 2
             most = max(most, opening)
             index = (openings_before + opening) * stride + 2 * position[key] + colour_swap
-            winner = {"B+": 1, "W+": 2}.get(game["result"], 0)
+            winner = RESULT_WINNERS.get(game["result"], 0)
             record = GameRecord([], winner=winner, reason=game["reason"])
             results[key].games.append((index, game["black"] == key[0], record))
             if "worker" in game:
