@@ -1,6 +1,7 @@
 """Two matches on the same openings, compared opening by opening.
 
     python tools/paired_matches.py vs_rapfi_network vs_rapfi_classical
+    python tools/paired_matches.py net_1_80 classical_1_80 net_81_160 classical_81_160
 
 Each folder is a ``gomoku-engine match --out`` folder of one pair of engines, played from
 the same openings in the same order (games 2k-1 and 2k: opening k with colours swapped), the
@@ -8,7 +9,9 @@ engine compared being the first of each pair (``--engine ours=...`` first in bot
 opening, the first engine's points in A less its points in B (each -2 to +2); printed: both
 scores, the mean difference as a score (points per game) and its 95% interval (normal, from
 the differences' spread).  The openings' own difficulty is shared by both matches and drops
-out of the difference, so the interval is narrower than the two matches' own.
+out of the difference, so the interval is narrower than the two matches' own.  More than
+one pair of folders (A1 B1 A2 B2 ...: each pair on its own openings) pools the openings of
+all pairs.
 """
 
 from __future__ import annotations
@@ -33,23 +36,32 @@ def first_engine_points(folder: Path) -> dict[int, float]:
     return points
 
 
-@click.command()
-@click.argument("a", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.argument("b", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def main(a: Path, b: Path) -> None:
-    """Compare matches A and B opening by opening (see the module docstring)."""
+def opening_points(a: Path, b: Path) -> list[tuple[float, float]]:
+    """Per opening played in full in both ``a`` and ``b``: the first engine's points in
+    each (0 to 2)."""
     pa, pb = first_engine_points(a), first_engine_points(b)
     both = pa.keys() & pb.keys()
-    openings = [g for g in range(1, max(pa) + 1, 2) if {g, g + 1} <= both]
-    if len(openings) < 2:
+    return [(pa[g] + pa[g + 1], pb[g] + pb[g + 1])
+            for g in range(1, max(pa) + 1, 2) if {g, g + 1} <= both]
+
+
+@click.command()
+@click.argument("folders", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+def main(folders: tuple[Path, ...]) -> None:
+    """Compare matches A and B opening by opening (see the module docstring)."""
+    if len(folders) % 2:
+        raise click.UsageError("folders come in pairs: A B [A B ...]")
+    points = [p for a, b in zip(folders[::2], folders[1::2]) for p in opening_points(a, b)]
+    if len(points) < 2:
         raise click.ClickException("fewer than two openings played in full in both")
-    diffs = [pa[g] + pa[g + 1] - pb[g] - pb[g + 1] for g in openings]
+    diffs = [x - y for x, y in points]
     n = len(diffs)
     mean = sum(diffs) / n
     sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
     half = 1.96 * sd / math.sqrt(n)
-    score_a = sum(pa[g] + pa[g + 1] for g in openings) / (2 * n)
-    score_b = sum(pb[g] + pb[g + 1] for g in openings) / (2 * n)
+    score_a = sum(x for x, _ in points) / (2 * n)
+    score_b = sum(y for _, y in points) / (2 * n)
     click.echo(f"{n} openings: A {score_a:.1%}, B {score_b:.1%}; A - B {mean / 2:+.1%} a game "
                f"(95%: {(mean - half) / 2:+.1%} to {(mean + half) / 2:+.1%})")
 
