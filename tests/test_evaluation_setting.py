@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from gomoku_engine.cli import main
 from gomoku_engine.cli.group import EVALUATION_OPTION
-from gomoku_engine.eval import EVALUATIONS
+from gomoku_engine.eval import DEFAULT_EVALUATION, EVALUATIONS
 from gomoku_engine.protocol.settings import Changed, Settings, apply_info
 
 
@@ -83,3 +83,34 @@ def test_a_network_off_its_board_falls_back_to_the_classical_table_and_says_so(e
             assert "playing with the classical evaluation" in line
     assert (Engine(15, evaluation="spatial", hash_mb=1).board.tables.net_conv.shape[1] > 0
             and Engine(15, evaluation="network", hash_mb=1).board.tables.net_conv.shape[1] == 0)
+
+
+def test_the_default_plays_the_network_where_there_is_one_and_falls_back_silently():
+    """The default evaluation is the network: on 15x15 freestyle the engine plays with it;
+    on 20x20 or under renju with the classical table, and no MESSAGE line says so (the
+    user named no network); ``INFO evaluation network`` named there does say so."""
+    from gomoku_engine.engine import Engine
+
+    assert DEFAULT_EVALUATION == "network"
+    for size, rule_code, expected in ((15, 0, True), (20, 0, False), (15, 4, False)):
+        settings = Settings()
+        apply_info(settings, f"rule {rule_code}")
+        engine = Engine(size, hash_mb=1)
+        settings.apply_to(engine)
+        assert (engine.board.tables.net_embed.shape[2] > 0) == expected, (size, rule_code)
+        assert "evaluation fallback" not in settings.pending_lines
+        apply_info(settings, "evaluation network")
+        settings.apply_to(engine)
+        assert ("evaluation fallback" in settings.pending_lines) == (not expected)
+
+
+def test_the_protocol_loop_says_so_only_for_a_named_network() -> None:
+    """``serve --evaluation network`` is a named choice; ``serve`` alone is the default."""
+    import io
+
+    from gomoku_engine.protocol.loop import ProtocolLoop
+
+    for evaluation, named in ((None, False), ("network", True)):
+        loop = ProtocolLoop(io.BytesIO(), io.BytesIO(), warm_up=False, evaluation=evaluation)
+        assert loop._settings.evaluation == "network"
+        assert loop._settings.evaluation_named == named

@@ -315,9 +315,10 @@ def _piped(out: _Manager, *first: str) -> ProtocolLoop:
 
 def test_the_protocol_loop_places_one_stone_per_turn(placements):
     out = _Opponent(turns=10)
-    # depth 3: at depth 1 the engine makes a five within these turns, and a board
-    # that records a five is rebuilt when a stone is taken back
-    loop = _piped(out, "START 15", "INFO max_depth 3", "BEGIN")
+    # depth 3 with the classical table: at depth 1 (or with the network) the engine makes
+    # a five within these turns, and a board that records a five is rebuilt when a stone
+    # is taken back
+    loop = _piped(out, "INFO evaluation classical", "START 15", "INFO max_depth 3", "BEGIN")
     lines = out.getvalue().decode().splitlines()
     assert not [line for line in lines if line.startswith("ERROR")], lines
     engine, game = loop._engines.engine, loop._game

@@ -29,14 +29,15 @@ DEFAULT_DEPTH = 8
 #: depth of the speed check (``bench --check``): under a second of search at full speed
 CHECK_DEPTH = 14
 #: the speed check's ratio (bench nodes per CPU second at CHECK_DEPTH over the calibration
-#: walk's rounds per CPU second, :mod:`gomoku_engine.core.calibration`): its median and
-#: lowest of ten runs on the 2-core development machine at 1e9e335 (2026-12-06, while two
-#: games against Rapfi ran beside it; docs/development.md, "Speed")
-SPEED_MEDIAN = 0.00164
-SPEED_LOWEST = 0.00151
+#: walk's rounds per CPU second, :mod:`gomoku_engine.core.calibration`) per evaluation: its
+#: median and lowest of ten runs on the 2-core development machine, the classical table at
+#: 1e9e335 (2026-12-06, while two games against Rapfi ran beside it), the network at
+#: 4b86b92 (2026-12-06, a niced compile beside it; docs/development.md, "Speed")
+SPEED_RATIOS = {"classical": (0.00164, 0.00151), "network": (0.00143, 0.00142)}
 #: the floor: 0.65 of the median, so that a 2x fall fails on any machine whose ratio is
 #: up to 1.3 times this one's, and the spread of a loaded machine passes
-SPEED_FLOOR = 0.65 * SPEED_MEDIAN
+FLOOR_SHARE = 0.65
+SPEED_FLOORS = {name: FLOOR_SHARE * median for name, (median, _) in SPEED_RATIOS.items()}
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class SpeedCheck:
     ``depth``, the calibration walk's best rate (rounds per CPU second) of three
     measurements around them, their ratio, the floor and the bench's signature."""
 
+    evaluation: str
     nps: int
     calibration: float
     depth: int
@@ -151,25 +153,29 @@ class SpeedCheck:
         return self.ratio >= self.floor
 
 
-def speed_check(depth: int = CHECK_DEPTH, floor: float = SPEED_FLOOR) -> SpeedCheck:
-    """The bench's speed held against a machine-independent floor: nodes per second of
-    the process's CPU time, divided by the rate of a calibration kernel that shares no
-    code with the engine (:func:`gomoku_engine.core.calibration.calibration_rate`),
-    measured in this process before, between and after two bench runs (the best of each).
-    CPU time, not wall time, on both sides: time spent waiting for a core on a loaded
-    machine counts on neither.  The kernels are loaded by a bench at depth 1 first,
-    unmeasured.
+def speed_check(evaluation: str = "classical", depth: int = CHECK_DEPTH) -> SpeedCheck:
+    """The bench's speed with ``evaluation`` held against a machine-independent floor:
+    nodes per second of the process's CPU time, divided by the rate of a calibration kernel
+    that shares no code with the engine
+    (:func:`gomoku_engine.core.calibration.calibration_rate`), measured in this process
+    before, between and after two bench runs (the best of each).  CPU time, not wall time,
+    on both sides: time spent waiting for a core on a loaded machine counts on neither.
+    The kernels are loaded by a bench at depth 1 first, unmeasured.
 
+    :param evaluation: a key of :data:`SPEED_FLOORS` (each evaluation has its own floor:
+        the network's updates and MLP cost nodes the classical table does not pay).
     :returns: the figures; :attr:`SpeedCheck.passed` says whether the ratio is at least
-        ``floor``.
+        the floor.
+    :raises KeyError: for an evaluation without a recorded floor.
     """
-    run_bench(1)  # load every rule's kernels and tables, so no run pays for it
+    floor = SPEED_FLOORS[evaluation]
+    run_bench(1, evaluation=evaluation)  # load the kernels and tables: no run pays for it
     rates = [calibration_rate()]
     speeds, signature = [], ""
     for _ in range(2):
         began = time.process_time()
-        report = run_bench(depth)
+        report = run_bench(depth, evaluation=evaluation)
         speeds.append(report.nodes / max(time.process_time() - began, 1e-9))
         signature = report.signature
         rates.append(calibration_rate())
-    return SpeedCheck(int(max(speeds)), max(rates), depth, floor, signature)
+    return SpeedCheck(evaluation, int(max(speeds)), max(rates), depth, floor, signature)

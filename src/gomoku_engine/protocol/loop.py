@@ -38,7 +38,6 @@ from ..core.constants import MAX_SIZE, MIN_SIZE
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair, parse_pair
 from ..engine import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS, Engine
-from ..eval import DEFAULT_EVALUATION
 from ..search.levels import MAX_LEVEL
 from ..search.params import check_params
 from .board_commands import board_stones, read_block, swap2_stones
@@ -50,7 +49,7 @@ from .ponder import Ponder
 from .messages import engine_info_lines, swap2_line
 from .reader import CommandThreads, Line, Output, split_word
 from .settings import (MAX_HASH_MB, MEMORY_RESERVE_MB, Changed, Settings, apply_info,
-                       rule_from_info)
+                       evaluation_setting, rule_from_info)
 from .swap2 import answer_five, answer_three, kernel_free_choice, propose_opening
 from .yixin import YixinCommands
 
@@ -144,7 +143,7 @@ class ProtocolLoop(YixinCommands):
         self._threads = CommandThreads(stdin, self.out, self._dispatch, self._stop_search)
         self._settings = Settings(level=level, algorithm=algorithm, seed=seed,
                                   max_depth=max_depth, threads=threads, params=check_params(
-                                      params or {}), evaluation=evaluation or DEFAULT_EVALUATION)
+                                      params or {}), **evaluation_setting(evaluation))
         self._game: GameState | None = None  # from START on; the engine's board follows it
         self._started_at = time.perf_counter() if started_at is None else started_at
         #: while START applies the INFO lines that came with it: their answers wait for OK

@@ -74,6 +74,9 @@ class Settings:
     seed: int = 0
     #: ``INFO evaluation``: a name of :data:`gomoku_engine.eval.EVALUATIONS`
     evaluation: str = DEFAULT_EVALUATION
+    #: the evaluation was named (``INFO evaluation`` or ``--evaluation``), not the default:
+    #: only a named network that falls back to the classical table is told in a MESSAGE
+    evaluation_named: bool = False
     #: ``INFO threats``: threat-space search in the game search, a sum of THREATS_* bits
     threats: int = DEFAULT_THREATS
     #: ``INFO opening``: the opening rule of black's first stone (``none`` or ``lin``)
@@ -123,7 +126,7 @@ class Settings:
         engine.set_algorithm(self.algorithm)
         engine.set_evaluation(self.evaluation)
         board = engine.board
-        if (self.evaluation in VARIANTS
+        if (self.evaluation in VARIANTS and self.evaluation_named
                 and not network_available(self.rule, board.width, board.height,
                                           self.evaluation)):
             self.pending_lines["evaluation fallback"] = network_fallback_line(
@@ -252,6 +255,12 @@ def apply_info(settings: Settings, rest: str) -> Changed:
     return store(settings, number)
 
 
+def evaluation_setting(name: str | None) -> dict[str, str | bool]:
+    """The :class:`Settings` fields for an evaluation named on the command line
+    (``--evaluation``), or none (None: the default, not named)."""
+    return {} if name is None else {"evaluation": name, "evaluation_named": True}
+
+
 def _set_name(settings: Settings, key: str, name: str) -> Changed:
     """``INFO algorithm alphabeta|ga``, ``INFO evaluation classical|network|spatial|handset``
     or ``INFO opening none|lin``; an unknown name answers an ``ERROR`` line (as ``INFO param``
@@ -263,6 +272,8 @@ def _set_name(settings: Settings, key: str, name: str) -> Changed:
         settings.pending_lines[key] = unknown_name_line(key, name, choices)
         return Changed.NOTHING
     setattr(settings, attribute, name)
+    if attribute == "evaluation":
+        settings.evaluation_named = True
     return Changed.ENGINE | Changed.KERNELS
 
 
@@ -314,4 +325,4 @@ def rule_from_info(code: int) -> tuple[Rule, bool, str | None]:
 
 __all__ = ["Changed", "DEFAULT_THREATS", "MAX_HASH_MB", "MEMORY_RESERVE_MB", "NAMED_SETTINGS",
            "Settings", "THREATS_HORIZON", "THREATS_VCF", "THREATS_VCT", "apply_info",
-           "rule_from_info"]
+           "evaluation_setting", "rule_from_info"]
