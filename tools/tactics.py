@@ -18,6 +18,7 @@ from pathlib import Path
 
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine, Limits
+from gomoku_engine.eval import DEFAULT_EVALUATION, EVALUATIONS
 from gomoku_engine.protocol.policy import move_limits
 from gomoku_engine.protocol.settings import Settings
 from gomoku_engine.search.params import parse_assignments
@@ -42,8 +43,7 @@ def main() -> None:
                         default=game["horizon_vcf"], help="a short VCF at the horizon")
     parser.add_argument("--rule", default=None)
     parser.add_argument("--kind", default=None)
-    parser.add_argument("--evaluation", default="classical",
-                        choices=("classical", "network", "handset"))
+    parser.add_argument("--evaluation", default=DEFAULT_EVALUATION, choices=EVALUATIONS)
     parser.add_argument("--verbose", "-v", action="store_true")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a search tunable (search/params.py), repeatable")
