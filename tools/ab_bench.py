@@ -104,7 +104,9 @@ def run_once(root: Path, depth: int, evaluation: str | None) -> tuple[int, int, 
 @click.option("--depth", type=click.IntRange(1, 30), default=14, show_default=True)
 @click.option("--pairs", type=click.IntRange(1, 100), default=5, show_default=True)
 @click.option("--evaluation", type=EVALUATION_CHOICE,
-              default=None, help="Evaluation of both sides [default: each side's default].")
+              default=None, help="Evaluation of both sides [default: each side's default: "
+                                 "the network since 0a57a59, the classical table before, so "
+                                 "name it to compare across].")
 @click.option("--evaluation-a", type=EVALUATION_CHOICE,
               default=None, help="Evaluation of side A alone (the network's speed against "
                                  "the classical: REV the same as --a).")
