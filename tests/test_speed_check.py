@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gomoku_engine.bench import (
-    FLOOR_SHARE, SPEED_FLOORS, SPEED_RATIOS, SpeedCheck, speed_check,
+    SPEED_FLOORS, SPEED_RATIOS, SpeedCheck, speed_check,
 )
 from gomoku_engine.core.calibration import calibration_rate
 
@@ -31,7 +31,7 @@ def test_the_floor_fails_half_the_measured_speed_and_passes_its_spread(evaluatio
     of ten runs (no false alarm on this machine)."""
     median, lowest = SPEED_RATIOS[evaluation]
     floor = SPEED_FLOORS[evaluation]
-    assert median / 2 < floor < lowest and floor == FLOOR_SHARE * median
+    assert median / 2 < floor < lowest
     full = SpeedCheck(evaluation, nps=1000, calibration=1000 / median, depth=14,
                       floor=floor, signature="")
     half = SpeedCheck(evaluation, nps=500, calibration=1000 / median, depth=14,
