@@ -14,6 +14,7 @@ from gomoku_engine.cli import main
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.eval.classical import N_CANON
 from gomoku_engine.core.constants import MATE
+from gomoku_engine.core.rules import RENJU_DRAW_EMPTY
 from gomoku_engine.protocol.messages import iteration_line, result_line, swap2_line
 from gomoku_engine.search.limits import SearchInfo, SearchResult
 
@@ -169,6 +170,21 @@ def test_an_illegal_answer_is_refused(tmp_path):
     with pytest.raises(RuntimeError, match="not a legal move"):
         selfplay.generate_external([sys.executable, str(script)], Rule.FREESTYLE, 2, seed=1,
                                    depth=2, size=9)
+
+
+@pytest.mark.parametrize("rule, empty, over", [
+    (Rule.RENJU, RENJU_DRAW_EMPTY, True), (Rule.RENJU, RENJU_DRAW_EMPTY + 1, False),
+    (Rule.FREESTYLE, RENJU_DRAW_EMPTY, False), (Rule.FREESTYLE, 0, True)])
+def test_a_selfplay_game_stops_at_the_renju_cut_off(rule, empty, over):
+    """Self-play games end where the match referee ends them: under renju with
+    RENJU_DRAW_EMPTY points left (past it black may have only fouls, which an outside
+    engine then plays), under the other rules at a five or a full board."""
+    board = Board(15, rule=rule)
+    # period 4 along rows, columns and both diagonals: no line holds more than two in a row
+    stones = [(x, y, 1 + ((x + 2 * y) % 4 >= 2)) for y in range(15) for x in range(15)]
+    board.set_stones(stones[: 225 - empty], to_move=1)
+    assert not board.winner and 225 - board.ply == empty
+    assert selfplay.finished(board) is over
 
 
 def test_labels_do_not_depend_on_where_the_batches_ran(tmp_path, monkeypatch):

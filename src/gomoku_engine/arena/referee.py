@@ -28,7 +28,7 @@ from ..core.constants import BLACK, WHITE, Rule
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair
 from ..core.opening_rules import first_move_violation, opening_violation
-from ..core.rules import FOUL_NAMES
+from ..core.rules import FOUL_NAMES, RENJU_DRAW_EMPTY
 
 
 #: Lines of the faulting engine's transcript kept with a forfeit.
@@ -67,11 +67,6 @@ class GameRecord:
     log: list[str] = field(default_factory=list)
 
 
-#: Renju games stop as a draw when this many empty points remain: GomocupJudge's rule (the
-#: Gomocup's "draw after 200 moves" of 2016 on 15x15; docs/protocol.md section 7).
-#: Without it a renju game can reach a board whose last empty points are all fouls
-#: for black, who then has no legal move.
-RENJU_DRAW_EMPTY = 25
 #: the reasons of a game ended without a winner and without a fault
 DRAW_REASONS = ("board full", "move limit", "renju cut-off")
 

@@ -34,6 +34,13 @@ MAKES_FIVE = 4  #: only in nested checks: the extension point makes five (not a 
 
 FOUL_NAMES = {DOUBLE_THREE: "double three", DOUBLE_FOUR: "double four", OVERLINE: "overline"}
 
+#: Renju games stop as a draw when this many empty points remain: GomocupJudge's rule (the
+#: Gomocup's "draw after 200 moves" of 2016 on 15x15; docs/protocol.md section 7).
+#: Without it a renju game can reach a board whose last empty points are all fouls
+#: for black, who then has no legal move (the match referee and the self-play games both
+#: stop there).
+RENJU_DRAW_EMPTY = 25
+
 
 @njit
 def _run(cells: npt.NDArray[np.int8], cell: int, step: int) -> int:

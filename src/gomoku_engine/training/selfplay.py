@@ -40,6 +40,7 @@ from ..core.constants import Rule
 from ..engine import Engine, Limits
 from ..core.errors import InvalidMoveError
 from ..core.notation import parse_pair
+from ..core.rules import RENJU_DRAW_EMPTY
 from ..protocol.client import EngineProcess
 from ..search.alphabeta import MATE_BOUND
 from .jobs import batches, in_order
@@ -73,13 +74,23 @@ def random_opening(board: Board, rng: np.random.Generator) -> int:
     return n
 
 
+def finished(board: Board) -> bool:
+    """Is the game on ``board`` over: a five, a full board, or under renju no more than
+    :data:`~gomoku_engine.core.rules.RENJU_DRAW_EMPTY` empty points (a draw, as the match
+    referee judges it; past it black may have only fouls left, and an outside engine asked
+    for a move there plays one: Rapfi does)."""
+    empty = board.width * board.height - board.ply
+    return bool(board.winner or board.is_full
+                or (board.rule == Rule.RENJU and empty <= RENJU_DRAW_EMPTY))
+
+
 def play_selfplay_game(engine: Engine, rng: np.random.Generator, nodes: int) -> SelfPlayGame:
     """Play one game on ``engine`` (its board is cleared first) at ``nodes`` per move."""
     engine.new_game()
     board = engine.board
     opening = random_opening(board, rng)
     scores = [0] * opening
-    while not board.winner and not board.is_full:
+    while not finished(board):
         result = engine.search(Limits(nodes=nodes))
         board.play(*result.move)
         scores.append(int(result.score))
@@ -189,7 +200,7 @@ def _external_game(engine: EngineProcess, board: Board, seed: int, i: int) -> Se
     opening = random_opening(board, np.random.default_rng([seed, i]))
     moves = [x + y * size for x, y in board.moves()]
     scores = [0] * opening
-    while not board.winner and not board.is_full:
+    while not finished(board):
         scored, reply = ask_position(engine, moves, size)
         try:
             x, y = parse_pair(reply)
@@ -268,5 +279,5 @@ def load(paths: list[Path | str]) -> dict[str, npt.NDArray]:
             "size": int(parts[0]["size"]), "rule": Rule(int(parts[0]["rule"]))}
 
 
-__all__ = ["SelfPlayGame", "generate", "generate_external", "load", "play_selfplay_game",
-           "random_opening", "save"]
+__all__ = ["SelfPlayGame", "finished", "generate", "generate_external", "load",
+           "play_selfplay_game", "random_opening", "save"]
