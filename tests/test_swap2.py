@@ -6,7 +6,8 @@ import pytest
 
 from gomoku_engine.core.constants import Rule
 from gomoku_engine.engine import Engine
-from gomoku_engine.protocol.swap2 import BALANCED, answer_five, answer_three, propose_opening
+from gomoku_engine.protocol.swap2 import (BALANCED, PROPOSAL_RADIUS, answer_five, answer_three,
+                                          propose_opening)
 
 from helpers import engine_with as engine_with_stones
 from helpers import in_move_order
@@ -25,11 +26,14 @@ def engine_with(stones) -> Engine:
     return engine_with_stones(*in_move_order(stones), rule=Rule.STANDARD)
 
 
-def test_proposal_is_three_free_stones_near_the_centre_and_its_most_balanced_candidate():
-    engine = Engine(15, rule=Rule.STANDARD, hash_mb=4)
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD])
+def test_proposal_is_three_free_stones_near_the_centre_and_its_most_balanced_candidate(rule):
+    """With the default evaluation (each rule's network where the package ships one)."""
+    engine = Engine(15, rule=rule, hash_mb=4)
     choice = propose_opening(engine, BUDGET_MS, depth=DEPTH)
     assert not choice.swap and len(set(choice.moves)) == 3
-    assert all(abs(x - 7) <= 2 and abs(y - 7) <= 2 for x, y in choice.moves)
+    assert all(abs(x - 7) <= PROPOSAL_RADIUS and abs(y - 7) <= PROPOSAL_RADIUS
+               for x, y in choice.moves)
     assert engine.board.moves() == choice.moves  # left on the board, white to move
     assert abs(choice.score) < 5 * BALANCED
 

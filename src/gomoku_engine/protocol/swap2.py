@@ -31,8 +31,11 @@ from ..search.kernel_free import kernel_free_move
 
 #: |score| (white to move) below which a position counts as balanced.
 BALANCED = 150
-#: Candidate third stones searched when proposing an opening (after a static screen).
-PROPOSALS_SEARCHED = 6
+#: Candidate third stones searched when proposing an opening (after a static screen), and
+#: how far from the centre they may be: within two, the network evaluations judge every
+#: proposal a clear edge for black (the figures are in the commit that widened it)
+PROPOSALS_SEARCHED = 10
+PROPOSAL_RADIUS = 3
 #: Candidate fifth stones searched when placing two stones.
 FIFTH_STONES_SEARCHED = 6
 
@@ -104,7 +107,7 @@ def propose_opening(engine: Engine, budget_ms: float,
     """Case 1: the three opening stones (black, white, black) of a balanced position.
 
     Black takes the centre, white a neighbour (straight or diagonal), and the third stone
-    is the point within two of the centre after which the search finds the position most
+    is the point within :data:`PROPOSAL_RADIUS` of the centre after which the search finds the position most
     even.  The engine's board must be empty; it is left with the three stones.
 
     :param budget_ms: wall time for all the searches (ms).
@@ -120,7 +123,7 @@ def propose_opening(engine: Engine, budget_ms: float,
         board.play(cx, cy, BLACK)
         board.play(*second, WHITE)
         share_deadline = time.perf_counter() + (deadline - time.perf_counter()) / (2 - i)
-        third, score = _most_balanced(engine, _near_centre(board, 2), BLACK, share_deadline,
+        third, score = _most_balanced(engine, _near_centre(board, PROPOSAL_RADIUS), BLACK, share_deadline,
                                       PROPOSALS_SEARCHED, depth)
         if best is None or abs(score) < abs(best.score):
             best = OpeningChoice(False, [(cx, cy), second, third], score)
@@ -163,5 +166,5 @@ def answer_five(engine: Engine, budget_ms: float, depth: int | None = None) -> O
     return OpeningChoice(False, [move], score)
 
 
-__all__ = ["BALANCED", "OpeningChoice", "answer_five", "answer_three", "kernel_free_choice",
-           "propose_opening"]
+__all__ = ["BALANCED", "PROPOSALS_SEARCHED", "PROPOSAL_RADIUS", "OpeningChoice", "answer_five",
+           "answer_three", "kernel_free_choice", "propose_opening"]
