@@ -6,7 +6,7 @@ from gomoku_engine.bench import run_bench
 
 # Update together with a commit message "Bench: <signature>" when search behaviour changes.
 PINNED_DEPTH = 4
-PINNED_SIGNATURE = "7dbd74e6"
+PINNED_SIGNATURE = "8ee0319d"
 
 
 def test_bench_signature_is_pinned():

@@ -61,12 +61,15 @@ def test_serve_refuses_an_unknown_evaluation() -> None:
 
 @pytest.mark.parametrize("evaluation", ["network", "spatial"])
 def test_a_network_off_its_board_falls_back_to_the_classical_table_and_says_so(evaluation):
-    """The networks are trained on 15x15 freestyle: on 20x20 (or under renju) the engine
-    plays with the classical table and a MESSAGE line says so; on 15x15 freestyle it
-    plays with the network, silently."""
+    """The networks are trained on 15x15 (the bag network also for standard and renju,
+    the spatial one for freestyle only): on 20x20 or under a rule without one (caro) the
+    engine plays with the classical table and a MESSAGE line says so; where there is one it
+    plays with it, silently."""
     from gomoku_engine.engine import Engine
 
-    for size, rule_code, expected in ((15, 0, True), (20, 0, False), (15, 4, False)):
+    cases = [(15, 0, True), (20, 0, False), (15, 8, False),
+             (15, 1, evaluation == "network"), (15, 4, evaluation == "network")]
+    for size, rule_code, expected in cases:
         settings = Settings()
         apply_info(settings, f"evaluation {evaluation}")
         apply_info(settings, f"rule {rule_code}")
@@ -87,12 +90,14 @@ def test_a_network_off_its_board_falls_back_to_the_classical_table_and_says_so(e
 
 def test_the_default_plays_the_network_where_there_is_one_and_falls_back_silently():
     """The default evaluation is the network: on 15x15 freestyle the engine plays with it;
-    on 20x20 or under renju with the classical table, and no MESSAGE line says so (the
-    user named no network); ``INFO evaluation network`` named there does say so."""
+    on 20x20 or under caro with the classical table, and no MESSAGE line says so (the
+    user named no network); ``INFO evaluation network`` named there does say so.  Standard
+    and renju have networks of their own."""
     from gomoku_engine.engine import Engine
 
     assert DEFAULT_EVALUATION == "network"
-    for size, rule_code, expected in ((15, 0, True), (20, 0, False), (15, 4, False)):
+    cases = ((15, 0, True), (15, 1, True), (15, 4, True), (20, 0, False), (15, 8, False))
+    for size, rule_code, expected in cases:
         settings = Settings()
         apply_info(settings, f"rule {rule_code}")
         engine = Engine(size, hash_mb=1)

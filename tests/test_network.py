@@ -15,7 +15,7 @@ from gomoku_engine.eval import (
 from gomoku_engine.eval.classical import canon_table, reference_point_patterns
 from gomoku_engine.eval.network import (
     ABSENT, N_CANON, ROWS, STONE_OWN, TAPS, NetworkWeights, accumulators, forward, load_network,
-    save_network,
+    save_network, shipped_network,
 )
 from gomoku_engine.core.rules import foul_type
 from gomoku_engine.game.board import Board
@@ -191,6 +191,23 @@ def test_the_shipped_network_values_symmetric_positions_alike():
 #: show, and the largest mean spread (logits)
 SPREAD = 1.0
 MEAN_SPREAD = 0.35
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU])
+def test_each_rule_s_shipped_network_is_trained_for_it_and_plays_under_it(rule):
+    """The package ships a bag network per rule it was trained for; the default engine of
+    that rule plays with it (its tables are that file's), and its moves are legal under
+    the rule (renju: black's fouls are never played)."""
+    weights = shipped_network(rule)
+    assert weights.rule == rule and weights.spatial == 0
+    engine = Engine(15, rule=rule, hash_mb=1)
+    assert np.array_equal(engine.board.tables.net_embed, weights.embed)
+    for _ in range(12):
+        result = engine.search(Limits(depth=3))
+        assert engine.board.is_legal(*result.move), (rule, result.move)
+        engine.board.play(*result.move)
+        if engine.board.winner:
+            break
 
 
 def test_network_search_is_legal_and_reports_in_evaluation_units():

@@ -31,9 +31,10 @@ CHECK_DEPTH = 14
 #: the speed check's ratio (bench nodes per CPU second at CHECK_DEPTH over the calibration
 #: walk's rounds per CPU second, :mod:`gomoku_engine.core.calibration`) per evaluation: its
 #: median and lowest of ten runs on the 2-core development machine, the classical table at
-#: 1e9e335 (2026-12-06, while two games against Rapfi ran beside it), the network at
-#: 4b86b92 (2026-12-06, a niced compile beside it; docs/development.md, "Speed")
-SPEED_RATIOS = {"classical": (0.00164, 0.00151), "network": (0.00143, 0.00142)}
+#: 1e9e335 (2026-12-06, while two games against Rapfi ran beside it), the network of six
+#: runs on the commit that gave the standard and renju positions networks of their own
+#: (2026-12-07, nothing beside it; docs/development.md, "Speed")
+SPEED_RATIOS = {"classical": (0.00164, 0.00151), "network": (0.00120, 0.00117)}
 #: the floor: 0.65 of the median, so that a 2x fall fails on any machine whose ratio is
 #: up to 1.3 times this one's, and the spread of a loaded machine passes
 FLOOR_SHARE = 0.65

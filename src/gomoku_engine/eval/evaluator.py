@@ -64,11 +64,12 @@ P_STRIDE = 3
 #: read as ``"classical"``
 EVALUATIONS = ("classical", "network", "spatial", "handset")
 #: the evaluation an engine plays with unless told otherwise: the network where the
-#: package ships one (freestyle on 15x15), the classical table elsewhere (silently; a
-#: network named with ``INFO evaluation`` says it falls back).  It led the classical table
+#: package ships one (freestyle, standard and renju on 15x15), the classical table
+#: elsewhere (silently; a network named with ``INFO evaluation`` says it falls back).  It led the classical table
 #: in self-play at 200 ms a move (+123 Elo by pairs, SPRT H1, 0e12e7f) and against Rapfi at
 #: 1000 ms a move, over 200 paired openings, by 3.5 points a game (95%: -0.5 to +7.5;
-#: d410cea, 88a57ef, 0e12e7f): docs/evaluation.md, "The default"
+#: d410cea, 88a57ef, 0e12e7f): docs/evaluation.md, "The default"; the standard and renju
+#: networks: "Standard and renju"
 DEFAULT_EVALUATION = "network"
 
 #: an int32 zero, so that the convolution's ReLUs stay in int32 (:func:`_refresh_point`)
@@ -111,8 +112,8 @@ def network_available(rule: Rule, width: int | None = None, height: int | None =
                       variant: str = "network") -> bool:
     """Does the evaluation ``variant`` (``"network"`` or ``"spatial"``) play with a network
     under ``rule`` on a ``width`` x ``height`` board (None: any)?  The package ships them
-    for freestyle, trained on 15x15 (:data:`NETWORK_SIZE`); elsewhere they are the
-    classical evaluation."""
+    trained on 15x15 (:data:`NETWORK_SIZE`): ``"network"`` for freestyle, standard and
+    renju, ``"spatial"`` for freestyle; elsewhere they are the classical evaluation."""
     on_board = width is None or width == height == NETWORK_SIZE
     return has_network(Rule(rule), variant) and on_board
 
