@@ -42,10 +42,11 @@ VCF_DEFENDS = {
 #: their move-order bonus (+34 Elo at 200 ms, docs/strength.md): at depth 5 it plays a
 #: refuted move, at depths 6 and 7 and at a 1000 ms game move the answer.  fs15 g014 left
 #: the list with the search's defects fixed (884a811: improving at the first plies, the TT
-#: move kept at fail-low nodes).
+#: move kept at fail-low nodes).  rj15 g028 left it with the renju network as the default
+#: under renju (8c72012, docs/evaluation.md "Standard and renju").
 REFUTED_PLAYED = {
     "tac-st15-defend-g071-p010", "tac-rj15-defend-g051-p015",
-    "tac-fs15-defend-g134-p035", "tac-rj15-defend-g018-p018", "tac-rj15-defend-g028-p021",
+    "tac-fs15-defend-g134-p035", "tac-rj15-defend-g018-p018",
     "tac-rj15-defend-g063-p043", "tac-rj15-defend-g049-p019", "tac-fs15-defend-g073-p023",
 }
 
