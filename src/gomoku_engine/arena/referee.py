@@ -28,7 +28,7 @@ from ..core.constants import BLACK, WHITE, Rule
 from ..core.errors import GomokuError
 from ..core.notation import Point, format_pair
 from ..core.opening_rules import first_move_violation, opening_violation
-from ..core.rules import FOUL_NAMES, RENJU_DRAW_EMPTY
+from ..core.rules import FOUL_NAMES, RENJU_DRAW_EMPTY, renju_cut_off
 
 
 #: Lines of the faulting engine's transcript kept with a forfeit.
@@ -341,8 +341,8 @@ def _game_over(game: _Game) -> bool:
         record.winner, record.reason = board.winner, "five"
     elif board.is_full:
         record.reason = "board full"
-    elif (board.rule == Rule.RENJU
-          and board.width * board.height - board.ply <= s.renju_draw_empty):
+    elif renju_cut_off(board.rule, board.width * board.height - board.ply,
+                       s.renju_draw_empty):
         record.reason = "renju cut-off"
     elif s.max_moves is not None and len(record.moves) >= s.max_moves:
         record.reason = "move limit"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .constants import BLACK, EMPTY
+from .constants import BLACK, EMPTY, Rule
 from .jit import njit
 
 # Foul types, numbered as Piskvork's judge and the ``renju`` package number them.
@@ -40,6 +40,13 @@ FOUL_NAMES = {DOUBLE_THREE: "double three", DOUBLE_FOUR: "double four", OVERLINE
 #: for black, who then has no legal move (the match referee and the self-play games both
 #: stop there).
 RENJU_DRAW_EMPTY = 25
+
+
+def renju_cut_off(rule: int, empty: int, limit: int = RENJU_DRAW_EMPTY) -> bool:
+    """Has a game under ``rule`` (an ``INFO rule`` code) with ``empty`` points left reached
+    the renju cut-off (:data:`RENJU_DRAW_EMPTY`, or ``limit``): a draw?  Never under the
+    other rules."""
+    return rule == Rule.RENJU and empty <= limit
 
 
 @njit

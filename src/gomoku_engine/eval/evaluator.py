@@ -65,11 +65,11 @@ P_STRIDE = 3
 EVALUATIONS = ("classical", "network", "spatial", "handset")
 #: the evaluation an engine plays with unless told otherwise: the network where the
 #: package ships one (freestyle, standard and renju on 15x15), the classical table
-#: elsewhere (silently; a network named with ``INFO evaluation`` says it falls back).  It led the classical table
-#: in self-play at 200 ms a move (+123 Elo by pairs, SPRT H1, 0e12e7f) and against Rapfi at
-#: 1000 ms a move, over 200 paired openings, by 3.5 points a game (95%: -0.5 to +7.5;
-#: d410cea, 88a57ef, 0e12e7f): docs/evaluation.md, "The default"; the standard and renju
-#: networks: "Standard and renju"
+#: elsewhere (silently; a network named with ``INFO evaluation`` says it falls back).  It
+#: led the classical table in self-play at 200 ms a move (+123 Elo by pairs, SPRT H1,
+#: 0e12e7f) and against Rapfi at 1000 ms a move, over 200 paired openings, by 3.5 points a
+#: game (95%: -0.5 to +7.5; d410cea, 88a57ef, 0e12e7f): docs/evaluation.md, "The
+#: default"; the standard and renju networks: "Standard and renju"
 DEFAULT_EVALUATION = "network"
 
 #: an int32 zero, so that the convolution's ReLUs stay in int32 (:func:`_refresh_point`)

@@ -107,8 +107,8 @@ def propose_opening(engine: Engine, budget_ms: float,
     """Case 1: the three opening stones (black, white, black) of a balanced position.
 
     Black takes the centre, white a neighbour (straight or diagonal), and the third stone
-    is the point within :data:`PROPOSAL_RADIUS` of the centre after which the search finds the position most
-    even.  The engine's board must be empty; it is left with the three stones.
+    is the point within :data:`PROPOSAL_RADIUS` of the centre after which the search finds
+    the position most even.  The engine's board must be empty; it is left with the three stones.
 
     :param budget_ms: wall time for all the searches (ms).
     :param depth: deepest iteration of each search (plies); ``None``: as deep as the time
@@ -123,7 +123,8 @@ def propose_opening(engine: Engine, budget_ms: float,
         board.play(cx, cy, BLACK)
         board.play(*second, WHITE)
         share_deadline = time.perf_counter() + (deadline - time.perf_counter()) / (2 - i)
-        third, score = _most_balanced(engine, _near_centre(board, PROPOSAL_RADIUS), BLACK, share_deadline,
+        candidates = _near_centre(board, PROPOSAL_RADIUS)
+        third, score = _most_balanced(engine, candidates, BLACK, share_deadline,
                                       PROPOSALS_SEARCHED, depth)
         if best is None or abs(score) < abs(best.score):
             best = OpeningChoice(False, [(cx, cy), second, third], score)

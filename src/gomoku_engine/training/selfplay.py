@@ -40,7 +40,7 @@ from ..core.constants import Rule
 from ..engine import Engine, Limits
 from ..core.errors import InvalidMoveError
 from ..core.notation import parse_pair
-from ..core.rules import RENJU_DRAW_EMPTY
+from ..core.rules import renju_cut_off
 from ..protocol.client import EngineProcess
 from ..search.alphabeta import MATE_BOUND
 from .jobs import batches, in_order
@@ -79,9 +79,8 @@ def finished(board: Board) -> bool:
     :data:`~gomoku_engine.core.rules.RENJU_DRAW_EMPTY` empty points (a draw, as the match
     referee judges it; past it black may have only fouls left, and an outside engine asked
     for a move there plays one: Rapfi does)."""
-    empty = board.width * board.height - board.ply
     return bool(board.winner or board.is_full
-                or (board.rule == Rule.RENJU and empty <= RENJU_DRAW_EMPTY))
+                or renju_cut_off(board.rule, board.width * board.height - board.ply))
 
 
 def play_selfplay_game(engine: Engine, rng: np.random.Generator, nodes: int) -> SelfPlayGame:
