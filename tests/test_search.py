@@ -146,6 +146,23 @@ def test_node_limit_and_stop():
     assert engine.board.is_legal(*result.move)
 
 
+#: a late middle game (97 stones, white to move) from a game against Rapfi, where the root
+#: threat solvers search about 70,000 nodes before the first iteration
+SOLVER_HEAVY = ("e10f13n2g7f8g8g6f10f6e6e7f7h9h10d8c9f12d9d5g9g10e11d12i7h8i8i6g5h6j6d6c5h5h7j7g4"
+    "e12c12f4g3i11d13c11h12h11b11a10e8c10b10b9j11i12j13i13i10k10k8a8d11g2d7f5f3h3j5a9"
+    "a7f2h2d3d4k7l7m6k5l6m5l5l4m3j3j2k11k6n6l11m12j14l12n12m13j10m4m11k4n4")
+
+
+def test_a_node_cap_bounds_the_root_threat_solvers_too():
+    """``Limits.nodes`` (``INFO max_node``) counts every node of the move: where the root
+    threat solvers alone search more than ten times the cap, a capped move stays within
+    it (with the first iteration's nodes and the 256 between two checks as slack)."""
+    uncapped = engine_at(SOLVER_HEAVY).search(Limits(depth=1))
+    assert uncapped.nodes > 10 * 3000
+    capped = engine_at(SOLVER_HEAVY).search(Limits(nodes=3000))
+    assert capped.nodes < 3000 + 2048
+
+
 def test_hard_time_limit_stops_the_search():
     """The hard limit stops a search that would otherwise run for a minute (the soft
     budget).  Seconds of slack, so that load cannot fail it: how close the stop comes to

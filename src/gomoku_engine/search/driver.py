@@ -29,7 +29,7 @@ from .alphabeta import (
     SearchState, generate_moves, kernel_clock_ns, new_search_state, search_depth,
 )
 from .multipv import RootFilter, root_move_first
-from .limits import Limits, SearchInfo, SearchResult, ms_since
+from .limits import UNCAPPED, Limits, SearchInfo, SearchResult, ms_since
 from .params import FIRST_MOVE_DEPTH
 from .root_threats import RootThreats
 from .smp import HelperPool
@@ -166,7 +166,7 @@ class SearchDriver:
         ss.counters[POLL] = POLL_INTERVAL
         ss.counters[STOPPED] = 0
         ss.counters[ALLOW_STOP] = 0
-        ss.counters[NODE_LIMIT] = limits.nodes if limits.nodes else 2**62
+        ss.counters[NODE_LIMIT] = limits.nodes if limits.nodes else UNCAPPED
         ss.counters[DEADLINE], timer = start_clock(limits, start, ss.stop)
         ss.counters[ROOT_FILTER] = 0
         ss.counters[ROOT_MOVES] = 0  # unknown until the root generates its moves

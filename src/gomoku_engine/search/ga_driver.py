@@ -15,7 +15,7 @@ from ..game.board import Board
 from . import ga
 from .alphabeta import SearchState, kernel_clock_ns
 from .driver import fallback_move, start_clock
-from .limits import Limits, SearchInfo, SearchResult, ms_since
+from .limits import UNCAPPED, Limits, SearchInfo, SearchResult, ms_since
 
 
 def _config(board: Board, cfg: ga.GAConfig, seed: int, limits: Limits) -> np.ndarray:
@@ -27,7 +27,7 @@ def _config(board: Board, cfg: ga.GAConfig, seed: int, limits: Limits) -> np.nda
     config[ga.C_CAP] = cfg.cap
     config[ga.C_STALL] = cfg.stall
     config[ga.C_MAX_GEN] = cfg.max_generations
-    config[ga.C_MAX_EVALS] = limits.nodes if limits.nodes else 2**62
+    config[ga.C_MAX_EVALS] = limits.nodes if limits.nodes else UNCAPPED
     config[ga.C_SEED] = (seed * 1_000_003 + board.ply) % 2**32
     return config
 

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 from ..core.notation import Point
 
+#: the kernels' node limit of a search without a node budget (``Limits.nodes`` None)
+UNCAPPED = 2**62
+
 
 @dataclass
 class Limits:
@@ -21,7 +24,8 @@ class Limits:
     hard_ms: float | None = None  #: stop the search at once after this many ms
     soft_ms: float | None = None  #: start no new iteration after this many ms
     depth: int | None = None  #: deepest iteration
-    nodes: int | None = None  #: node budget (checked every 256 nodes)
+    #: node budget (checked every 256 nodes), the root threat solvers' nodes included
+    nodes: int | None = None
     start: float | None = None  #: ``time.perf_counter()`` when the move was asked for
     #: threat-space search at the root: our VCF (a forced win is played at once) and the
     #: opponent's (only moves proven to stop it are searched).  On by default: it keeps

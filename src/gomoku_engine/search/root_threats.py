@@ -21,8 +21,8 @@ from ..eval import point_priorities
 from ..game.board import Board
 from ..game.position import make_move, pass_move, unmake_move
 from . import threats
-from .alphabeta import NODES, ROOT_FILTER, SearchState, kernel_clock_ns
-from .limits import Limits, SearchResult, SolveResult, ms_since
+from .alphabeta import NODE_LIMIT, NODES, ROOT_FILTER, SearchState, kernel_clock_ns
+from .limits import UNCAPPED, Limits, SearchResult, SolveResult, ms_since
 from .params import (
     MAX_VCT_CHECKED, REFUTE_VCF_NODES, REFUTE_VCT_NODES, ROOT_FILTER_SHARE, ROOT_VCF_DEPTH,
     ROOT_VCF_NODES, ROOT_VCF_SHARE, ROOT_VCT_DEPTH, ROOT_VCT_NODES, ROOT_VCT_SHARE,
@@ -54,12 +54,29 @@ class RootThreats:
     def __init__(self, board: Board, ss: SearchState, ts: ThreatState) -> None:
         self.board, self.ss, self.ts = board, ss, ts
 
+    def uncapped(self) -> None:
+        """A solve of its own (not a move's search): no node cap but the solver's budget,
+        the node count from 0."""
+        self.ss.counters[NODES] = 0
+        self.ss.counters[NODE_LIMIT] = UNCAPPED
+
+    def nodes_left(self, budget: int) -> int:
+        """A solver's node ``budget``, cut to what the move's node cap (``Limits.nodes``,
+        ``INFO max_node``: the alpha-beta state's ``NODE_LIMIT``, which counts the
+        solvers' nodes too) leaves; 0 when it is spent."""
+        ss = self.ss
+        return int(max(0, min(budget, ss.counters[NODE_LIMIT] - ss.counters[NODES])))
+
     def solve_line(self, solver: Callable[..., bool], depth: int, nodes: int,
                    deadline_ns: int) -> list[int] | None:
         """Run a threat solver (:func:`threats.solve_vcf` or :func:`threats.solve_vct`) for
-        the side to move within ``nodes`` solver nodes and the kernel-clock deadline
-        (ns, 0: none); the winning line (flat cells, both sides' moves) or None."""
+        the side to move within ``nodes`` solver nodes (at most what the move's node cap
+        leaves, :meth:`nodes_left`) and the kernel-clock deadline (ns, 0: none); the
+        winning line (flat cells, both sides' moves) or None."""
         board, ts = self.board, self.ts
+        nodes = self.nodes_left(nodes)
+        if nodes == 0:
+            return None
         ts.counters[threats.NODES] = 0
         ts.counters[threats.NODE_LIMIT] = nodes
         ts.counters[threats.ABORTED] = 0
@@ -83,7 +100,7 @@ class RootThreats:
         depth = depth or (ROOT_VCF_DEPTH if kind == "vcf" else SOLVE_VCT_DEPTH)
         began = time.perf_counter()
         deadline = deadline_after(time_ms)
-        self.ss.counters[NODES] = 0
+        self.uncapped()
         line = self.solve_line(solver, depth, nodes, deadline)
         aborted = bool(self.ts.counters[threats.ABORTED])
         searched = int(self.ts.counters[threats.NODES])
@@ -138,6 +155,7 @@ class RootThreats:
         """``Engine.vcf_defences``: the moves (points) of the side to move proven to leave
         the opponent no VCF, judged within ``time_ms`` ms (``None``: only the node budget
         ``REFUTE_VCF_NODES`` per move), ``first`` (flat cells) checked first."""
+        self.uncapped()
         allowed = self.safe_moves(first, deadline_after(time_ms))
         g = self.board.geometry
         return [g.xy(int(c)) for c in np.flatnonzero(allowed)]
@@ -164,7 +182,7 @@ class RootThreats:
         allowed[:] = 0
         ts.counters[threats.DEADLINE] = deadline_ns
         threats.vcf_defences(pos, tab, ts, candidates, ROOT_VCF_DEPTH, REFUTE_VCF_NODES,
-                             allowed)
+                             self.nodes_left(UNCAPPED), allowed)
         ss.counters[NODES] += ts.counters[threats.NODES]
         return allowed
 

@@ -855,14 +855,18 @@ def _leaves_no_vcf(pos: Position, tab: Tables, ts: ThreatState, cell: int, depth
 
 @njit
 def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.NDArray[np.int32],
-                 depth: int, nodes_each: int, safe: npt.NDArray[np.int8]) -> int:
+                 depth: int, nodes_each: int, nodes_total: int,
+                 safe: npt.NDArray[np.int8]) -> int:
     """Which of our ``candidates`` leave the opponent no VCF?  (The root move filter.)
 
     Each candidate cell (int32[n], flat cells; occupied ones are skipped) is judged by
-    :func:`_leaves_no_vcf` with ``nodes_each`` solver nodes per question; proven-safe
-    ones get ``safe[cell] = 1`` (int8[n_cells]).  Stops early when the deadline
-    (``ts.counters[DEADLINE]``) passes or the stop flag is set.  Returns the number of safe
-    moves; ``ts.counters[NODES]`` then holds the total solver nodes.
+    :func:`_leaves_no_vcf` with ``nodes_each`` solver nodes per question, at most what is
+    left of ``nodes_total`` (what a move's node cap, ``INFO max_node``, leaves the filter);
+    proven-safe ones get ``safe[cell] = 1`` (int8[n_cells]).  Stops early when the
+    deadline (``ts.counters[DEADLINE]``) passes, the stop flag is set or ``nodes_total`` is
+    spent (a four's questions after its block may each take the candidate's budget, so
+    the total can pass ``nodes_total`` by a few of them).  Returns the number of safe moves; ``ts.counters[NODES]`` then holds the total
+    solver nodes.
     """
     pos, tab, ts = unmanaged(pos), unmanaged(tab), unmanaged(ts)  # (called from Python)
     c = ts.counters
@@ -872,7 +876,10 @@ def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.ND
         cell = candidates[i]
         if pos.cells[cell] != EMPTY or safe[cell] != 0:
             continue
-        if _leaves_no_vcf(pos, tab, ts, np.int64(cell), depth, nodes_each, np.int64(1), total):
+        nodes = min(nodes_each, nodes_total - total[0])
+        if nodes <= 0:
+            break
+        if _leaves_no_vcf(pos, tab, ts, np.int64(cell), depth, nodes, np.int64(1), total):
             safe[cell] = 1
             count += 1
         if atomic_load(ts.stop) != 0 or (c[DEADLINE] != 0 and monotonic_ns() >= c[DEADLINE]):
