@@ -1,7 +1,8 @@
 """The extensions in rapfi's form (tunables ``four_reply_extension``,
 ``tt_move_extension_pv``, ``tt_move_extension``, ``lmr_extend``, ``lmr_deeper``), the
 singular extension (``singular_depth`` and its companions) and rapfi's fail-high reduction
-(``fail_high_reduction``); all off by default."""
+(``fail_high_reduction``) and the search of threatened horizon nodes
+(``threat_leaf_search``); all off by default."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ def _search(depth: int, moves: str = MIDGAME, **params: float) -> tuple[int, int
     {"lmr_deeper": 700},
     {"singular_depth": 5},
     {"fail_high_reduction": 16},
+    {"threat_leaf_search": 1},
+    {"threat_leaf_search": 2},
 ])
 def test_each_extension_changes_the_tree_and_keeps_a_legal_line(params):
     _, plain, _, _ = _search(8)

@@ -189,6 +189,13 @@ TUNABLES: tuple[Tunable, ...] = (
          "gives no such relief there)"),
     # extensions (rapfi's search/ab/parameter.h gives them in fractional plies; here in
     # units of 1/16 ply)
+    _int("threat_leaf_search", 0, 0, 2, 1,
+         "a node at the horizon whose opponent threatens a forced win searches its fours "
+         "and defences one ply (the evaluation after them) instead of being judged "
+         "statically, as chess engines extend a check: 1 where the opponent has a "
+         "four-three point, 2 also where it has an open-four point (an open three); 0: "
+         "never.  The evaluations stand about 1,600 (the bag network) to 2,800 (the "
+         "classical table) low there against Rapfi's deeper score (docs/evaluation.md)"),
     _int("four_reply_extension", 0, 0, 32, 2,
          "units of depth added to the forced block of the opponent's four, above the ply "
          "it already keeps (rapfi's OPPO5_EXT, 1.3 plies there, so 0.3 ply: 5 units, "
