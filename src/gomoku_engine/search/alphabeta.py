@@ -829,10 +829,10 @@ def negamax(pos: Position, tab: Tables, ss: SearchState, ts: ThreatState, depth:
             return MATE - ply - 5
     if pos.state[PLY] >= tab.points.shape[0]:
         return 0  # board full: draw
-    leaf_search = ss.tune[0].threat_leaf_search
-    if (depth <= 0 and leaf_search > 0 and ply < MAX_PLY - 8
+    if (depth <= 0 and ss.tune[0].threat_leaf_search > 0 and ply < MAX_PLY - 8
             and (pos.threat_count[them, T_FOUR_THREE] > 0
-                 or (leaf_search > 1 and pos.threat_count[them, T_OPEN_FOUR] > 0))):
+                 or (ss.tune[0].threat_leaf_search > 1
+                     and pos.threat_count[them, T_OPEN_FOUR] > 0))):
         # a threatened horizon node: its defences are searched, not judged statically
         depth = np.int64(ONE_PLY)
     if depth <= 0 and ss.tune[0].horizon_quiescence > 0 and ply < MAX_PLY - 2:

@@ -865,8 +865,8 @@ def vcf_defences(pos: Position, tab: Tables, ts: ThreatState, candidates: npt.ND
     proven-safe ones get ``safe[cell] = 1`` (int8[n_cells]).  Stops early when the
     deadline (``ts.counters[DEADLINE]``) passes, the stop flag is set or ``nodes_total`` is
     spent (a four's questions after its block may each take the candidate's budget, so
-    the total can pass ``nodes_total`` by a few of them).  Returns the number of safe moves; ``ts.counters[NODES]`` then holds the total
-    solver nodes.
+    the total can pass ``nodes_total`` by a few of them).  Returns the number of safe
+    moves; ``ts.counters[NODES]`` then holds the total solver nodes.
     """
     pos, tab, ts = unmanaged(pos), unmanaged(tab), unmanaged(ts)  # (called from Python)
     c = ts.counters
